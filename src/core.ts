@@ -1,0 +1,86 @@
+// The instantiated wasm core and the views JS uses to reach its memory.
+// Module-level bindings rather than an object: the hot paths read them on
+// every call, and plain module variables are the cheapest thing V8 offers.
+
+export const MODE_HASH = 0;
+export const MODE_KEYED = 1;
+export const MODE_DERIVE_KEY = 2;
+export type Mode = typeof MODE_HASH | typeof MODE_KEYED | typeof MODE_DERIVE_KEY;
+
+/** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
+export const ABI_VERSION = 1;
+
+const E_NO_MEMORY = -4;
+
+/** The integer-only exports of crate/wasm (see its lib.rs for each contract). */
+export interface CoreExports {
+  readonly memory: WebAssembly.Memory;
+  abi_version(): number;
+  is_simd(): number;
+  staging_ptr(): number;
+  staging_len(): number;
+  key_ptr(): number;
+  slots_in_use(): number;
+  derive_context_key(contextLen: number): number;
+  hash_oneshot(mode: number, inputLen: number, outLen: number): number;
+  hasher_new(mode: number): number;
+  hasher_update(slot: number, inputLen: number): number;
+  hasher_finalize(slot: number, outLen: number, positionLo: number, positionHi: number): number;
+  hasher_reset(slot: number): number;
+  hasher_clone(slot: number): number;
+  hasher_free(slot: number): number;
+  hasher_set_input_offset(slot: number, offsetLo: number, offsetHi: number): number;
+  hasher_finalize_non_root(slot: number): number;
+  merge_non_root(mode: number): number;
+  merge_root(mode: number, outLen: number, positionLo: number, positionHi: number): number;
+}
+
+export let core: CoreExports | undefined;
+/** The staging buffer: input goes in here, output comes out of it. */
+export let staging: Uint8Array = new Uint8Array(0);
+export let stagingLen = 0;
+/** The 32-byte key area (key, or derive_key context key). */
+export let keyArea: Uint8Array = new Uint8Array(0);
+
+export function attach(exports: CoreExports): void {
+  core = exports;
+  stagingLen = exports.staging_len();
+  refreshViews();
+}
+
+/** Views are detached when memory grows; only slot allocation grows it. */
+export function refreshViews(): void {
+  const buffer = core!.memory.buffer;
+  if (staging.buffer === buffer) return;
+  staging = new Uint8Array(buffer, core!.staging_ptr(), stagingLen);
+  keyArea = new Uint8Array(buffer, core!.key_ptr(), 32);
+}
+
+export function notInitialized(): never {
+  throw new Error('blake3-kit: call `await init()` before hashing');
+}
+
+/** Turns a negative export result into an exception. Inputs are validated in
+ * TypeScript first, so any code but out-of-memory means a bug here. */
+export function fail(code: number, operation: string): never {
+  if (code === E_NO_MEMORY) {
+    throw new RangeError(
+      `blake3-kit: ${operation}: out of WebAssembly memory for hasher state; dispose() hashers that are no longer needed`,
+    );
+  }
+  throw new Error(`blake3-kit: internal error ${code} in ${operation}`);
+}
+
+export function newSlot(mode: Mode): number {
+  const slot = core!.hasher_new(mode);
+  if (slot < 0) fail(slot, 'hasher_new');
+  refreshViews();
+  return slot;
+}
+
+export function cloneSlot(slot: number): number {
+  const copy = core!.hasher_clone(slot);
+  if (copy < 0) fail(copy, 'hasher_clone');
+  refreshViews();
+  return copy;
+}

@@ -1,0 +1,87 @@
+// One-shot hashing in the three modes.
+
+import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, core, fail, newSlot, notInitialized, staging, stagingLen, type Mode } from './core.js';
+import {
+  checkContext,
+  checkKey,
+  checkOptions,
+  loadContext,
+  loadKey,
+  maxStringUnits,
+  modeFromOptions,
+  outputLength,
+  stageString,
+  toBytes,
+  type HashOptions,
+  type Input,
+  type LengthOption,
+} from './input.js';
+import { fillFromSlot, updateSlot, updateSlotBytes } from './slot-io.js';
+
+/**
+ * BLAKE3 of `input`: 32 bytes by default, or `options.length` bytes of
+ * extended output. With `options.key` (32 bytes) it is keyed_hash, with
+ * `options.context` derive_key.
+ */
+export function hash(input: Input, options?: HashOptions): Uint8Array {
+  if (core === undefined) notInitialized();
+  if (options === undefined) return hashInMode(input, MODE_HASH, 32);
+  checkOptions(options, 'options');
+  const length = outputLength(options.length, 'options.length');
+  return hashInMode(input, modeFromOptions(options, 'options'), length);
+}
+
+/** keyed_hash: a MAC of `input` under a 32-byte `key`. */
+export function keyedHash(key: ArrayBufferView | ArrayBufferLike, input: Input, options?: LengthOption): Uint8Array {
+  if (core === undefined) notInitialized();
+  checkOptions(options, 'options');
+  const length = outputLength(options?.length, 'options.length');
+  loadKey(checkKey(key, 'key'));
+  return hashInMode(input, MODE_KEYED, length);
+}
+
+/** derive_key: key material for `context`, a hard-coded, globally unique,
+ * application-specific string. */
+export function deriveKey(context: string, keyMaterial: Input, options?: LengthOption): Uint8Array {
+  if (core === undefined) notInitialized();
+  checkOptions(options, 'options');
+  const length = outputLength(options?.length, 'options.length');
+  loadContext(checkContext(context, 'context'), 'context');
+  return hashInMode(keyMaterial, MODE_DERIVE_KEY, length);
+}
+
+function hashInMode(input: Input, mode: Mode, outLength: number): Uint8Array {
+  if (typeof input === 'string') {
+    if (input.length <= maxStringUnits() && outLength <= stagingLen) {
+      return oneShot(mode, stageString(input), outLength);
+    }
+    return throughSlot(input, mode, outLength);
+  }
+  const bytes = toBytes(input, 'input');
+  if (bytes.length <= stagingLen && outLength <= stagingLen) {
+    staging.set(bytes);
+    return oneShot(mode, bytes.length, outLength);
+  }
+  return throughSlot(bytes, mode, outLength);
+}
+
+function oneShot(mode: Mode, inputLength: number, outLength: number): Uint8Array {
+  const code = core!.hash_oneshot(mode, inputLength, outLength);
+  if (code < 0) fail(code, 'hash_oneshot');
+  return staging.slice(0, outLength);
+}
+
+/** Inputs or outputs larger than the staging buffer go through a temporary
+ * hasher slot (a recycled one: no allocation after the first). */
+function throughSlot(input: string | Uint8Array, mode: Mode, outLength: number): Uint8Array {
+  const slot = newSlot(mode);
+  try {
+    if (typeof input === 'string') updateSlot(slot, input);
+    else updateSlotBytes(slot, input);
+    const out = new Uint8Array(outLength);
+    fillFromSlot(slot, out, 0, 0);
+    return out;
+  } finally {
+    core!.hasher_free(slot);
+  }
+}

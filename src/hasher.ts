@@ -1,0 +1,196 @@
+// Streaming hashers and XOF readers, each owning one wasm hasher slot.
+
+import { MODE_HASH, cloneSlot, core, fail, newSlot, notInitialized, type Mode } from './core.js';
+import { checkOptions, modeFromOptions, outputLength, toBytes, type Input, type KeyOption, type LengthOption } from './input.js';
+import { fillFromSlot, updateSlot } from './slot-io.js';
+
+/** `Symbol.dispose` where the engine has it, else the well-known fallback
+ * TypeScript's `using` lowering looks for. */
+const disposeSymbol: typeof Symbol.dispose =
+  (Symbol as { dispose?: typeof Symbol.dispose }).dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
+
+/** Frees the slots of hashers and readers that were never disposed, once the
+ * garbage collector has reclaimed them. */
+const forgotten = new FinalizationRegistry<number>((slot) => {
+  core?.hasher_free(slot);
+});
+
+const ADOPT = Symbol('adopt slot');
+const TWO_64_MINUS_1 = 2n ** 64n - 1n;
+const LOW_32 = 0xffffffffn;
+
+function disposedError(what: string): Error {
+  return new Error(`blake3-kit: this ${what} has been disposed`);
+}
+
+/** Incremental BLAKE3. Create with `createHasher()` or `new Hasher()`. */
+export class Hasher {
+  #slot: number;
+
+  constructor(options?: KeyOption);
+  /** @internal */
+  constructor(adopt: typeof ADOPT, slot: number);
+  constructor(options?: KeyOption | typeof ADOPT, slot?: number) {
+    if (core === undefined) notInitialized();
+    if (options === ADOPT) {
+      this.#slot = slot!;
+    } else {
+      let mode: Mode = MODE_HASH;
+      if (options !== undefined) {
+        checkOptions(options, 'options');
+        mode = modeFromOptions(options, 'options');
+      }
+      this.#slot = newSlot(mode);
+    }
+    forgotten.register(this, this.#slot, this);
+  }
+
+  #live(): number {
+    const slot = this.#slot;
+    if (slot < 0) throw disposedError('hasher');
+    return slot;
+  }
+
+  /** Adds input; returns this hasher for chaining. */
+  update(input: Input): this {
+    updateSlot(this.#live(), input);
+    return this;
+  }
+
+  /** The hash of all input so far (32 bytes, or `options.length`). The hasher
+   * is unchanged and can take more input. */
+  digest(options?: LengthOption): Uint8Array {
+    const slot = this.#live();
+    checkOptions(options, 'options');
+    const out = new Uint8Array(outputLength(options?.length, 'options.length'));
+    fillFromSlot(slot, out, 0, 0);
+    return out;
+  }
+
+  /** Fills all of `out` with output from position 0; returns `out`. */
+  digestInto<T extends Uint8Array>(out: T): T {
+    fillFromSlot(this.#live(), toBytes(out, 'out'), 0, 0);
+    return out;
+  }
+
+  /** An extended-output reader over the input so far. Later updates to this
+   * hasher don't affect it. */
+  xof(): XofReader {
+    return new XofReader(ADOPT, cloneSlot(this.#live()));
+  }
+
+  /** Forgets all input, keeping the key or context. */
+  reset(): this {
+    const code = core!.hasher_reset(this.#live());
+    if (code < 0) fail(code, 'hasher_reset');
+    return this;
+  }
+
+  /** An independent copy of this hasher's state. */
+  clone(): Hasher {
+    return new Hasher(ADOPT, cloneSlot(this.#live()));
+  }
+
+  get disposed(): boolean {
+    return this.#slot < 0;
+  }
+
+  /** Frees the wasm state now; later calls throw. Idempotent. */
+  dispose(): void {
+    if (this.#slot < 0) return;
+    forgotten.unregister(this);
+    core!.hasher_free(this.#slot);
+    this.#slot = -1;
+  }
+
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+}
+
+/** Reads BLAKE3 extended output at any position below 2^64 - 1, like the
+ * official crate's `OutputReader`. */
+export class XofReader {
+  #slot: number;
+  #position = 0n;
+
+  /** @internal */
+  constructor(adopt: typeof ADOPT, slot: number) {
+    if (adopt !== ADOPT) throw new TypeError('blake3-kit: XofReader comes from Hasher.xof()');
+    this.#slot = slot;
+    forgotten.register(this, slot, this);
+  }
+
+  #live(): number {
+    const slot = this.#slot;
+    if (slot < 0) throw disposedError('XOF reader');
+    return slot;
+  }
+
+  /** The output byte the next read starts at. */
+  get position(): bigint {
+    return this.#position;
+  }
+
+  set position(position: bigint | number) {
+    this.#live();
+    let value: bigint;
+    if (typeof position === 'bigint') value = position;
+    else if (typeof position === 'number') {
+      if (!Number.isSafeInteger(position)) {
+        throw new RangeError(`blake3-kit: position must be an integer in [0, 2^64); got ${position}`);
+      }
+      value = BigInt(position);
+    } else {
+      throw new TypeError(`blake3-kit: position must be a bigint or number; got ${typeof position}`);
+    }
+    if (value < 0n || value > TWO_64_MINUS_1) {
+      throw new RangeError(`blake3-kit: position must be in [0, 2^64); got ${value}`);
+    }
+    this.#position = value;
+  }
+
+  /** The next `length` output bytes. */
+  read(length: number): Uint8Array {
+    this.#live();
+    if (length === undefined) throw new TypeError('blake3-kit: length is required');
+    return this.readInto(new Uint8Array(outputLength(length, 'length')));
+  }
+
+  /** Fills all of `out` with the next output bytes; returns `out`. */
+  readInto<T extends Uint8Array>(out: T): T {
+    const slot = this.#live();
+    const bytes = toBytes(out, 'out');
+    const start = this.#position;
+    const end = start + BigInt(bytes.length);
+    // BLAKE3 output ends after 2^64 - 1 bytes.
+    if (end > TWO_64_MINUS_1) {
+      throw new RangeError(
+        `blake3-kit: reading ${bytes.length} bytes at position ${start} passes the end of BLAKE3 output (2^64 - 1 bytes)`,
+      );
+    }
+    fillFromSlot(slot, bytes, Number(start & LOW_32), Number(start >> 32n));
+    this.#position = end;
+    return out;
+  }
+
+  get disposed(): boolean {
+    return this.#slot < 0;
+  }
+
+  dispose(): void {
+    if (this.#slot < 0) return;
+    forgotten.unregister(this);
+    core!.hasher_free(this.#slot);
+    this.#slot = -1;
+  }
+
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+}
+
+/** A streaming hasher: plain, keyed (`{ key }`) or derive_key (`{ context }`). */
+export function createHasher(options?: KeyOption): Hasher {
+  return new Hasher(options);
+}

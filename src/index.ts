@@ -1,0 +1,3 @@
+// Types for both entry points (node.ts and browser.ts export the same API).
+export * from './api.js';
+export { init } from './node.js';

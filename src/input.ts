@@ -1,0 +1,154 @@
+// Argument checks. The success path comes first and allocates nothing; error
+// messages are built only on the throw path.
+
+import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, core, fail, keyArea, staging, stagingLen, type Mode } from './core.js';
+
+/** Bytes to hash: any ArrayBufferView (its bytes as laid out in memory), an
+ * ArrayBuffer or SharedArrayBuffer, or a string (hashed as UTF-8). */
+export type Input = ArrayBufferView | ArrayBufferLike | string;
+
+/** The largest `length` accepted for one output (1 GiB). Longer output is
+ * read in pieces with `Hasher.xof()`. */
+export const MAX_OUTPUT_LENGTH = 2 ** 30;
+
+export interface KeyOption {
+  /** 32-byte key: keyed_hash mode. */
+  key?: ArrayBufferView | ArrayBufferLike;
+  /** derive_key mode with this context string. */
+  context?: string;
+}
+
+export interface LengthOption {
+  /** Output bytes, 0 to MAX_OUTPUT_LENGTH; 32 by default. */
+  length?: number;
+}
+
+export type HashOptions = KeyOption & LengthOption;
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return (value as object).constructor?.name ?? 'object';
+  return typeof value;
+}
+
+const objectTag = Object.prototype.toString;
+
+function isBuffer(value: unknown): value is ArrayBufferLike {
+  // The tag works for buffers from other realms, where instanceof fails.
+  const tag = objectTag.call(value);
+  return tag === '[object ArrayBuffer]' || tag === '[object SharedArrayBuffer]';
+}
+
+/** A Uint8Array over the caller's bytes, without copying. */
+export function toBytes(input: unknown, name: string): Uint8Array {
+  if (input instanceof Uint8Array) return input;
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (isBuffer(input)) return new Uint8Array(input);
+  throw new TypeError(
+    `blake3-kit: ${name} must be a Uint8Array, ArrayBufferView, ArrayBuffer or string; got ${describe(input)}`,
+  );
+}
+
+export function outputLength(length: unknown, name: string): number {
+  if (length === undefined) return 32;
+  if (typeof length !== 'number') {
+    throw new TypeError(`blake3-kit: ${name} must be a number; got ${describe(length)}`);
+  }
+  if (Number.isInteger(length) && length >= 0 && length <= MAX_OUTPUT_LENGTH) return length;
+  throw new RangeError(
+    `blake3-kit: ${name} must be an integer from 0 to ${MAX_OUTPUT_LENGTH}; got ${length}`,
+  );
+}
+
+export function checkOptions(options: unknown, name: string): void {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new TypeError(`blake3-kit: ${name} must be an object; got ${describe(options)}`);
+  }
+}
+
+const encoder = new TextEncoder();
+/** UTF-16 units that always fit the staging buffer as UTF-8 (3 bytes each). */
+export function maxStringUnits(): number {
+  return Math.floor(stagingLen / 3);
+}
+
+/** Encodes `text` into the staging buffer; returns the byte count, or -1 if
+ * it does not fit. */
+export function stageString(text: string): number {
+  const { read, written } = encoder.encodeInto(text, staging);
+  return read === text.length ? written : -1;
+}
+
+/** Calls `take(byteCount)` after staging each piece of `text`, never splitting
+ * a surrogate pair, so the bytes equal those of encoding the whole string. */
+export function forEachStringPiece(text: string, take: (byteCount: number) => void): void {
+  const maxUnits = maxStringUnits();
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + maxUnits);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    take(encoder.encodeInto(text.slice(start, end), staging).written);
+    start = end;
+  }
+}
+
+/** Context keys by context string. Deriving one costs a hash of the context;
+ * applications use a handful of constant contexts, so a small cache hits. */
+const contextKeys = new Map<string, Uint8Array>();
+const CONTEXT_CACHE_SIZE = 64;
+
+function loadContextKey(context: string, name: string): void {
+  const cached = contextKeys.get(context);
+  if (cached !== undefined) {
+    keyArea.set(cached);
+    return;
+  }
+  const length = stageString(context);
+  if (length < 0) {
+    throw new RangeError(`blake3-kit: ${name} must be at most ${stagingLen} bytes as UTF-8`);
+  }
+  const code = core!.derive_context_key(length);
+  if (code < 0) fail(code, 'derive_context_key');
+  if (contextKeys.size >= CONTEXT_CACHE_SIZE) contextKeys.clear();
+  contextKeys.set(context, keyArea.slice());
+}
+
+export function checkKey(key: unknown, name: string): Uint8Array {
+  const bytes = toBytes(key, name);
+  if (bytes.length !== 32) {
+    throw new RangeError(`blake3-kit: ${name} must be 32 bytes; got ${bytes.length}`);
+  }
+  return bytes;
+}
+
+export function checkContext(context: unknown, name: string): string {
+  if (typeof context !== 'string') {
+    throw new TypeError(`blake3-kit: ${name} must be a string; got ${describe(context)}`);
+  }
+  return context;
+}
+
+/** Validates `key`/`context` options and loads the key area for the mode. */
+export function modeFromOptions(options: KeyOption, name: string): Mode {
+  const { key, context } = options;
+  if (key !== undefined) {
+    if (context !== undefined) {
+      throw new TypeError(`blake3-kit: ${name}.key and ${name}.context cannot be used together`);
+    }
+    keyArea.set(checkKey(key, `${name}.key`));
+    return MODE_KEYED;
+  }
+  if (context !== undefined) {
+    loadContextKey(checkContext(context, `${name}.context`), `${name}.context`);
+    return MODE_DERIVE_KEY;
+  }
+  return MODE_HASH;
+}
+
+export function loadKey(key: Uint8Array): void {
+  keyArea.set(key);
+}
+
+export function loadContext(context: string, name: string): void {
+  loadContextKey(context, name);
+}

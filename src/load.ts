@@ -1,0 +1,143 @@
+// init(): choosing, compiling and instantiating a wasm flavour. Platform
+// specifics (reading files in Node, fetching in browsers) come in through a
+// `Platform` from the entry point, so this file runs anywhere.
+
+import { ABI_VERSION, attach, core, type CoreExports } from './core.js';
+
+export type Flavour = 'simd' | 'scalar';
+export type Backend = `wasm-${Flavour}`;
+
+/** Where a wasm module comes from: a compiled module, its bytes, a URL or
+ * path to it, or a fetch Response. */
+export type WasmSource =
+  | WebAssembly.Module
+  | ArrayBufferView
+  | ArrayBufferLike
+  | URL
+  | string
+  | Response
+  | PromiseLike<Response>;
+
+export interface InitOptions {
+  /** `auto` (default) picks `simd` where the engine validates SIMD. Forcing
+   * `simd` on an engine without it rejects. */
+  flavour?: Flavour | 'auto';
+  /** The module to load instead of the packaged file: one source, or a
+   * function from the chosen flavour to a source (for self-hosted files). */
+  source?: WasmSource | ((flavour: Flavour) => WasmSource | PromiseLike<WasmSource>);
+}
+
+export interface Platform {
+  defaultSource(flavour: Flavour): URL;
+  /** Loads a URL or path: a Response (for compileStreaming) or bytes. */
+  load(location: URL | string): Promise<Response | Uint8Array>;
+}
+
+// The smallest module with a v128 result and an instruction from the final
+// SIMD spec (i8x16.popcnt), so engines with pre-standard SIMD fail it too.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+let simdSupport: boolean | undefined;
+
+/** Whether this engine runs WebAssembly SIMD (checked once, then cached). */
+export function simdSupported(): boolean {
+  return (simdSupport ??= WebAssembly.validate(SIMD_PROBE));
+}
+
+let loaded: Promise<Backend> | undefined;
+let requested: Flavour | 'auto' = 'auto';
+let activeBackend: Backend | undefined;
+
+/** The backend in use, or undefined before init() resolves. */
+export function backend(): Backend | undefined {
+  return activeBackend;
+}
+
+export function initWith(platform: Platform, options: InitOptions = {}): Promise<Backend> {
+  if (typeof options !== 'object' || options === null) {
+    return Promise.reject(new TypeError('blake3-kit: init options must be an object'));
+  }
+  const flavour = options.flavour ?? 'auto';
+  if (flavour !== 'auto' && flavour !== 'simd' && flavour !== 'scalar') {
+    return Promise.reject(new TypeError(`blake3-kit: flavour must be 'auto', 'simd' or 'scalar'; got ${String(flavour)}`));
+  }
+  if (loaded !== undefined) {
+    if (flavour !== 'auto' && flavour !== requested && options.flavour !== undefined) {
+      return loaded.then((active) => {
+        if (active === `wasm-${flavour}`) return active;
+        throw new Error(`blake3-kit: already initialised with ${active}; cannot switch to ${flavour}`);
+      });
+    }
+    return loaded;
+  }
+  requested = flavour;
+  loaded = load(platform, flavour, options.source).then(
+    (active) => (activeBackend = active),
+    (error) => {
+      loaded = undefined; // a failed init may be retried
+      throw error;
+    },
+  );
+  return loaded;
+}
+
+async function load(platform: Platform, requestedFlavour: Flavour | 'auto', source: InitOptions['source']): Promise<Backend> {
+  const flavour: Flavour = requestedFlavour === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : requestedFlavour;
+  if (flavour === 'simd' && !simdSupported()) {
+    throw new Error('blake3-kit: flavour "simd" was forced, but this engine does not support WebAssembly SIMD');
+  }
+  const chosen = typeof source === 'function' ? await source(flavour) : (source ?? platform.defaultSource(flavour));
+  const module = await compile(platform, await chosen);
+  const exports = instantiate(module);
+  attach(exports);
+  return exports.is_simd() === 1 ? 'wasm-simd' : 'wasm-scalar';
+}
+
+async function compile(platform: Platform, source: WasmSource): Promise<WebAssembly.Module> {
+  if (source instanceof WebAssembly.Module) return source;
+  if (typeof source === 'string' || source instanceof URL) {
+    return compile(platform, await platform.load(source));
+  }
+  if (ArrayBuffer.isView(source) || source instanceof ArrayBuffer || isSharedBuffer(source)) {
+    return WebAssembly.compile(source as BufferSource);
+  }
+  const response = await (source as PromiseLike<Response>);
+  if (!response.ok) {
+    throw new Error(`blake3-kit: fetching ${response.url} failed: ${response.status} ${response.statusText}`);
+  }
+  // compileStreaming needs the application/wasm type; otherwise use bytes.
+  const type = response.headers.get('Content-Type') ?? '';
+  if (typeof WebAssembly.compileStreaming === 'function' && type.startsWith('application/wasm')) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+function isSharedBuffer(value: unknown): boolean {
+  return typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer;
+}
+
+function instantiate(module: WebAssembly.Module): CoreExports {
+  const imports: Record<string, Record<string, () => void>> = {};
+  for (const { module: from, name } of WebAssembly.Module.imports(module)) {
+    // wasm-bindgen's start function seeds the externref table its glue would
+    // use. Our exports pass integers only, so nothing reads that table.
+    if (name !== '__wbindgen_init_externref_table') {
+      throw new Error(`blake3-kit: the wasm module imports ${from}.${name}; it is not a blake3-kit module of this version`);
+    }
+    (imports[from] ??= {})[name] = () => {};
+  }
+  const instance = new WebAssembly.Instance(module, imports);
+  const exports = instance.exports as unknown as CoreExports & { __wbindgen_start?: () => void };
+  if (typeof exports.abi_version !== 'function' || exports.abi_version() !== ABI_VERSION) {
+    throw new Error(`blake3-kit: the wasm module's ABI is not version ${ABI_VERSION}; rebuild it or pass the packaged file`);
+  }
+  exports.__wbindgen_start?.();
+  return exports;
+}
+
+export function isInitialized(): boolean {
+  return core !== undefined;
+}
