@@ -138,7 +138,9 @@ export class XofReader {
     if (typeof position === 'bigint') value = position;
     else if (typeof position === 'number') {
       if (!Number.isSafeInteger(position)) {
-        throw new RangeError(`blake3-kit: position must be an integer in [0, 2^64); got ${position}`);
+        throw new RangeError(
+          `blake3-kit: position must be a non-negative safe integer, or a bigint below 2^64; got ${position}`,
+        );
       }
       value = BigInt(position);
     } else {

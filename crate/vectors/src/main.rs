@@ -2,6 +2,10 @@
 //! computed by the official crate: `cargo run -p blake3-kit-vectors`.
 //! `npm run vectors` writes them to test/vectors.json; a test fails when the
 //! committed file differs from this output.
+//!
+//! `-- --pattern LEN...` instead prints, per length, the hex hash of the
+//! official input pattern of that length: the oracle for tests too large to
+//! commit vectors for (1 GiB).
 
 use std::fmt::Write;
 
@@ -26,7 +30,26 @@ fn xof_hex(mut hasher: blake3::Hasher, input: &[u8]) -> String {
     })
 }
 
+fn pattern_hashes(lengths: impl Iterator<Item = String>) {
+    for arg in lengths {
+        let len: u64 = arg.parse().expect("--pattern takes byte counts");
+        let mut hasher = blake3::Hasher::new();
+        let block: Vec<u8> = (0..251 * 4096).map(|i| (i % 251) as u8).collect();
+        let mut left = len;
+        while left > 0 {
+            let take = left.min(block.len() as u64) as usize;
+            hasher.update(&block[..take]);
+            left -= take as u64;
+        }
+        println!("{len} {}", hasher.finalize().to_hex());
+    }
+}
+
 fn main() {
+    let mut args = std::env::args().skip(1);
+    if args.next().as_deref() == Some("--pattern") {
+        return pattern_hashes(args);
+    }
     let comment = "Each test is an input length and three outputs, one for each of the hash, \
         keyed_hash, and derive_key modes. The input in each case is filled with a repeating \
         sequence of 251 bytes: 0, 1, 2, ..., 249, 250, 0, 1, ..., and so on. The key used with \

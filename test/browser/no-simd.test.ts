@@ -1,0 +1,22 @@
+// An engine without WebAssembly SIMD: the probe is stubbed before the package
+// is first imported (a static import would run before the stub).
+import { expect, it } from 'vitest';
+
+it('chooses the scalar module when WebAssembly.validate reports no SIMD', async () => {
+  const realValidate = WebAssembly.validate;
+  let probes = 0;
+  WebAssembly.validate = () => {
+    probes++;
+    return false;
+  };
+  try {
+    const b3 = await import('blake3-kit');
+    await expect(b3.init({ flavour: 'simd' })).rejects.toThrow(/does not support WebAssembly SIMD/);
+    const api = await b3.init();
+    expect(api.backend).toBe('wasm-scalar');
+    expect(api.toHex(api.hash('abc'))).toBe('6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');
+    expect(probes).toBe(1);
+  } finally {
+    WebAssembly.validate = realValidate;
+  }
+});

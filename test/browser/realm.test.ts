@@ -1,0 +1,31 @@
+import { expect, it } from 'vitest';
+import { load } from '../shared/setup.js';
+
+const b3 = await load();
+const ABC = '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85';
+
+it('hashes typed arrays and buffers made in an iframe (another realm)', () => {
+  const frame = document.createElement('iframe');
+  document.body.append(frame);
+  try {
+    const realm = frame.contentWindow as unknown as typeof globalThis;
+    const bytes = new realm.Uint8Array([97, 98, 99]);
+    expect(bytes instanceof Uint8Array).toBe(false);
+    expect(b3.toHex(b3.hash(bytes))).toBe(ABC);
+    expect(b3.toHex(b3.hash(bytes.buffer))).toBe(ABC);
+    expect(b3.toHex(b3.hash(new realm.DataView(bytes.buffer)))).toBe(ABC);
+  } finally {
+    frame.remove();
+  }
+});
+
+it('runs in a real Chromium', () => {
+  expect(navigator.userAgent).toMatch(/Chrome\//);
+  expect(typeof document).toBe('object');
+});
+
+it('is cross-origin isolated exactly in the simd project', async () => {
+  const { inject } = await import('vitest');
+  expect(globalThis.crossOriginIsolated).toBe(inject('flavour') === 'simd');
+  expect(typeof SharedArrayBuffer !== 'undefined').toBe(inject('flavour') === 'simd');
+});

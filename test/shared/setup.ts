@@ -1,0 +1,53 @@
+// Every shared test file starts with `const b3 = await load()`: the flavour
+// comes from the vitest project (node-simd, chromium-scalar, ...).
+import { init } from 'blake3-kit';
+import { expect, inject } from 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    flavour: 'simd' | 'scalar';
+  }
+}
+
+export const flavour = inject('flavour');
+
+export async function load() {
+  const b3 = await init({ flavour });
+  expect(b3.backend).toBe(`wasm-${flavour}`);
+  return b3;
+}
+
+/** Input of the official vectors: byte i is i % 251. */
+export function pattern(length: number, start = 0): Uint8Array {
+  const bytes = new Uint8Array(length);
+  for (let i = 0; i < length; i++) bytes[i] = (i + start) % 251;
+  return bytes;
+}
+
+/** A seeded generator (mulberry32), so a failure names its seed and
+ * reproduces: BLAKE3_KIT_SEED=<seed> in Node. */
+export function random(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    seed,
+    int: (below: number) => Math.floor(next() * below),
+    bytes(length: number) {
+      const out = new Uint8Array(length);
+      for (let i = 0; i < length; i++) out[i] = Math.floor(next() * 256);
+      return out;
+    },
+  };
+}
+
+const envSeed = typeof process !== 'undefined' ? Number(process.env?.BLAKE3_KIT_SEED) : NaN;
+export const seed = Number.isFinite(envSeed) ? envSeed : Math.floor(Math.random() * 2 ** 31);
+
+export const KEY = new TextEncoder().encode('whats the Elvish word for friend');
+export const CONTEXT = 'BLAKE3 2019-12-27 16:29:52 test vectors context';
