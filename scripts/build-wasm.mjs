@@ -1,0 +1,176 @@
+// Builds wasm/blake3-kit-{simd,scalar}.wasm from crate/wasm.
+//
+// Two modules because a single v128 instruction anywhere makes a whole module
+// fail validation on engines without SIMD, so the fallback must be built
+// without simd128 from the start rather than merely not calling those paths.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { isMain, main, root, run, table } from './lib.mjs';
+
+const TARGET = 'wasm32-unknown-unknown';
+const OUT_DIR = join(root, 'wasm');
+
+// The features rustc 1.95 enables by default for wasm32-unknown-unknown (from
+// its target_features section). The scalar module actually needs bulk-memory,
+// sign-ext and reference-types today; the rest are allowed because rustc may
+// start using them and every engine with reference-types supports them.
+// --mvp-features first so the set is exactly this list, not binaryen's default.
+const BASE_FEATURES = [
+  '--mvp-features',
+  '--enable-bulk-memory',
+  '--enable-sign-ext',
+  '--enable-nontrapping-float-to-int',
+  '--enable-mutable-globals',
+  '--enable-multivalue',
+  '--enable-reference-types',
+];
+
+export const FLAVOURS = {
+  simd: {
+    cargoArgs: ['--features', 'simd'],
+    rustflags: '-C target-feature=+simd128',
+    optArgs: ['--enable-simd'],
+  },
+  scalar: {
+    cargoArgs: [],
+    // Explicitly empty so a RUSTFLAGS in the caller's environment can't sneak
+    // simd128 into the fallback.
+    rustflags: '',
+    // No --enable-simd, and the target_features section is removed before
+    // wasm-opt sees it, so wasm-opt's validation fails if any v128 instruction
+    // made it into this module. That failure is the guarantee that the scalar
+    // build runs where SIMD is missing: keep it.
+    optArgs: [],
+  },
+};
+
+export const outputs = Object.keys(FLAVOURS).map((f) => join(OUT_DIR, `blake3-kit-${f}.wasm`));
+
+// The runtime loader supplies only this import (wasm-bindgen's externref table
+// initialiser); anything else would make instantiation fail at runtime.
+const ALLOWED_IMPORTS = new Set(['__wbindgen_init_externref_table']);
+const REQUIRED_EXPORTS = ['hash_oneshot', 'staging_ptr', 'abi_version'];
+
+function wasmOptPath() {
+  // npm's binaryen, never Debian's: Debian's binaryen 108 produces modules that break at init.
+  const p = join(root, 'node_modules', '.bin', 'wasm-opt');
+  if (!existsSync(p)) throw new Error(`${relative(root, p)} not found: run \`npm install\` (binaryen is a devDependency)`);
+  return p;
+}
+
+/**
+ * The module without its `target_features` custom section. wasm-opt enables
+ * every feature listed there regardless of --disable-* flags (checked with
+ * binaryen 132), which would let v128 code pass validation in the scalar build.
+ */
+export function withoutTargetFeatures(bytes) {
+  const kept = [bytes.subarray(0, 8)]; // magic and version
+  let pos = 8;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = bytes[pos++];
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (pos < bytes.length) {
+    const start = pos;
+    const id = bytes[pos++];
+    const size = leb();
+    const end = pos + size;
+    if (id === 0) {
+      const nameLen = leb();
+      if (bytes.subarray(pos, pos + nameLen).toString() === 'target_features') {
+        pos = end;
+        continue;
+      }
+    }
+    pos = end;
+    kept.push(bytes.subarray(start, end));
+  }
+  return Buffer.concat(kept);
+}
+
+function cargoBuild(flavour) {
+  const { cargoArgs, rustflags } = FLAVOURS[flavour];
+  // A target dir per flavour: different RUSTFLAGS would otherwise evict each
+  // other's build cache on every alternate build.
+  const targetDir = join(root, 'crate', 'target', flavour);
+  run(
+    'cargo',
+    ['build', '--profile', 'wasm', '--target', TARGET, '--manifest-path', join(root, 'crate', 'Cargo.toml'), '-p', 'blake3-kit-wasm', ...cargoArgs],
+    // CARGO_ENCODED_RUSTFLAGS would take precedence over RUSTFLAGS, even when empty.
+    { env: { RUSTFLAGS: rustflags, CARGO_ENCODED_RUSTFLAGS: undefined, CARGO_TARGET_DIR: targetDir } },
+  );
+  return join(targetDir, TARGET, 'wasm', 'blake3_kit_wasm.wasm');
+}
+
+/** Throws unless the module only imports what the loader provides and exports the ABI. */
+export function checkModule(bytes, label) {
+  const mod = new WebAssembly.Module(bytes);
+  for (const imp of WebAssembly.Module.imports(mod)) {
+    if (!ALLOWED_IMPORTS.has(imp.name)) {
+      throw new Error(`${label}: unexpected import ${imp.module}.${imp.name} (${imp.kind}); the runtime loader only provides ${[...ALLOWED_IMPORTS].join(', ')}`);
+    }
+  }
+  const exports = new Set(WebAssembly.Module.exports(mod).map((e) => e.name));
+  const missing = REQUIRED_EXPORTS.filter((name) => !exports.has(name));
+  if (missing.length) throw new Error(`${label}: missing exports ${missing.join(', ')}`);
+}
+
+function buildFlavour(flavour, wasmOpt, tmp) {
+  const out = join(OUT_DIR, `blake3-kit-${flavour}.wasm`);
+  console.log(`build-wasm: ${flavour}`);
+  const raw = cargoBuild(flavour);
+
+  // Only the _bg.wasm is kept: the TypeScript loader calls the integer-only
+  // exports directly, so wasm-bindgen's JS glue is not needed.
+  const bindgenDir = join(tmp, flavour);
+  run('wasm-bindgen', ['--target', 'web', '--out-name', 'blake3_kit', '--out-dir', bindgenDir, raw]);
+  const input = join(tmp, `${flavour}.wasm`);
+  writeFileSync(input, withoutTargetFeatures(readFileSync(join(bindgenDir, 'blake3_kit_bg.wasm'))));
+
+  // Written beside the target and renamed only once checked, so a failed build
+  // never leaves a truncated or unchecked module in wasm/.
+  const partial = `${out}.${process.pid}.tmp`;
+  try {
+    run(wasmOpt, [
+      input, '-o', partial,
+      '-O3', '--strip-debug', '--strip-producers',
+      ...BASE_FEATURES, ...FLAVOURS[flavour].optArgs,
+    ]);
+    const bytes = readFileSync(partial);
+    checkModule(bytes, relative(root, out));
+    renameSync(partial, out);
+    return { path: relative(root, out), bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+export function buildWasm(flavours = Object.keys(FLAVOURS)) {
+  const wasmOpt = wasmOptPath();
+  mkdirSync(OUT_DIR, { recursive: true });
+  const tmp = mkdtempSync(join(tmpdir(), 'blake3-kit-wasm-'));
+  try {
+    const rows = flavours.map((f) => buildFlavour(f, wasmOpt, tmp));
+    console.log(`\n${table([['module', 'bytes', 'gzip -9'], ...rows.map((r) => [r.path, r.bytes, r.gzip])])}\n`);
+    return rows;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (isMain(import.meta.url)) {
+  // `node scripts/build-wasm.mjs [simd|scalar ...]`; both by default.
+  const args = process.argv.slice(2);
+  const unknown = args.filter((a) => !(a in FLAVOURS));
+  if (unknown.length) {
+    console.error(`usage: build-wasm.mjs [${Object.keys(FLAVOURS).join('|')}]...`);
+    process.exit(2);
+  }
+  main(() => buildWasm(args.length ? args : undefined));
+}

@@ -1,0 +1,101 @@
+// The whole test suite (`npm test`, after `pretest` ran setup --browser):
+// Rust unit tests, then the shared JS suite in Node and in Chromium, each
+// against both wasm flavours. Every step runs even if an earlier one failed,
+// so one run shows everything that is broken.
+//
+//   node scripts/test.mjs [--only rust|node|browser]...
+//
+// The last line is always `tests: N passed, M failed[, K skipped]`.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { root, spawnCollect, table } from './lib.mjs';
+
+const vitestBin = join(root, 'node_modules', '.bin', 'vitest');
+
+const STEPS = {
+  rust: { label: 'rust (cargo test)', run: cargoTest },
+  node: { label: 'node (simd, scalar)', run: () => vitest('node', ['node-simd', 'node-scalar']) },
+  browser: { label: 'chromium (simd, scalar)', run: () => vitest('browser', ['chromium-simd', 'chromium-scalar']) },
+};
+
+async function cargoTest() {
+  // --no-fail-fast: a failing test binary would otherwise hide the others' results.
+  const args = ['test', '--manifest-path', join(root, 'crate', 'Cargo.toml'), '--workspace', '--no-fail-fast'];
+  // Output is piped to be counted; keep cargo's colours when we're on a terminal.
+  const env = process.stdout.isTTY ? { CARGO_TERM_COLOR: 'always' } : undefined;
+  const r = await spawnCollect('cargo', args, { env });
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  const plain = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+  for (const m of plain.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/g)) {
+    counts.passed += Number(m[1]);
+    counts.failed += Number(m[2]);
+    counts.skipped += Number(m[3]);
+  }
+  return { ok: r.code === 0, ...counts, error: r.error };
+}
+
+async function vitest(name, projects) {
+  // Our local vitest rather than `npx vitest`, which would download one if missing.
+  const report = join(tmp, `${name}.json`);
+  const args = ['run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
+  // Counts come from the JSON report, so vitest keeps the terminal to itself.
+  const r = await spawnCollect(vitestBin, args, { collect: false });
+  let json = {};
+  try {
+    json = JSON.parse(readFileSync(report, 'utf8'));
+  } catch {
+    // No report (vitest failed before running anything): the exit code says it failed.
+  }
+  return {
+    ok: r.code === 0,
+    passed: json.numPassedTests ?? 0,
+    failed: json.numFailedTests ?? 0,
+    skipped: (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0),
+    error: r.error,
+  };
+}
+
+function parseOnly(argv) {
+  const only = [];
+  for (let i = 0; i < argv.length; i++) {
+    const value = argv[i] === '--only' ? argv[++i] : argv[i].startsWith('--only=') ? argv[i].slice(7) : undefined;
+    if (value === undefined || !(value in STEPS)) {
+      console.error(`usage: test.mjs [--only ${Object.keys(STEPS).join('|')}]...`);
+      process.exit(2);
+    }
+    only.push(value);
+  }
+  return only.length ? Object.keys(STEPS).filter((s) => only.includes(s)) : Object.keys(STEPS);
+}
+
+const selected = parseOnly(process.argv.slice(2));
+const tmp = mkdtempSync(join(tmpdir(), 'blake3-kit-test-'));
+const results = [];
+try {
+  for (const name of selected) {
+    const step = STEPS[name];
+    console.log(`\n=== ${step.label} ===\n`);
+    const start = performance.now();
+    const result = await step.run();
+    if (result.error) console.error(`test: ${step.label}: ${result.error.message}`);
+    results.push({ ...step, ...result, seconds: (performance.now() - start) / 1000 });
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+const total = (key) => results.reduce((sum, r) => sum + r[key], 0);
+const passed = total('passed');
+const failed = total('failed');
+const skipped = total('skipped');
+
+console.log(
+  `\n${table([
+    ['step', 'status', 'passed', 'failed', 'skipped', 'time'],
+    ...results.map((r) => [r.label, r.ok ? 'ok' : 'FAILED', r.passed, r.failed, r.skipped, `${r.seconds.toFixed(1)}s`]),
+  ])}\n`,
+);
+if (passed === 0) console.log('no test ran: counting that as a failure');
+console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exitCode = results.every((r) => r.ok) && failed === 0 && passed > 0 ? 0 : 1;
