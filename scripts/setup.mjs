@@ -57,7 +57,11 @@ function wasmBindgen() {
   say('wasm-bindgen', `${have ? `have ${have}, ` : ''}cargo install wasm-bindgen-cli --version ${want}`);
   // No --locked: one of the CLI's locked dependencies is missing from the
   // registry reachable here; cargo resolves a compatible one instead.
-  run('cargo', ['install', 'wasm-bindgen-cli', '--version', want]);
+  // --force: cargo's install record can outlive the binary (a deleted or
+  // moved file), and then it would skip the install and leave us without one.
+  run('cargo', ['install', 'wasm-bindgen-cli', '--version', want, '--force']);
+  const now = capture('wasm-bindgen', ['--version'])?.stdout.trim().split(/\s+/)[1];
+  if (now !== want) throw new Error(`cargo installed wasm-bindgen-cli, but \`wasm-bindgen --version\` reports ${now ?? 'nothing'}, not ${want}`);
 }
 
 function chromium() {
