@@ -2,7 +2,7 @@
 // specifics (reading files in Node, fetching in browsers) come in through a
 // `Platform` from the entry point, so this file runs anywhere.
 
-import { ABI_VERSION, attach, core, type CoreExports } from './core.js';
+import { ABI_VERSION, attach, type CoreExports } from './core.js';
 
 export type Flavour = 'simd' | 'scalar';
 export type Backend = `wasm-${Flavour}`;
@@ -47,7 +47,6 @@ export function simdSupported(): boolean {
 }
 
 let loaded: Promise<Backend> | undefined;
-let requested: Flavour | 'auto' = 'auto';
 let activeBackend: Backend | undefined;
 
 /** The backend in use, or undefined before init() resolves. */
@@ -64,15 +63,12 @@ export function initWith(platform: Platform, options: InitOptions = {}): Promise
     return Promise.reject(new TypeError(`blake3-kit: flavour must be 'auto', 'simd' or 'scalar'; got ${String(flavour)}`));
   }
   if (loaded !== undefined) {
-    if (flavour !== 'auto' && flavour !== requested && options.flavour !== undefined) {
-      return loaded.then((active) => {
-        if (active === `wasm-${flavour}`) return active;
-        throw new Error(`blake3-kit: already initialised with ${active}; cannot switch to ${flavour}`);
-      });
-    }
-    return loaded;
+    if (flavour === 'auto') return loaded;
+    return loaded.then((active) => {
+      if (active === `wasm-${flavour}`) return active;
+      throw new Error(`blake3-kit: already initialised with ${active}; cannot switch to ${flavour}`);
+    });
   }
-  requested = flavour;
   loaded = load(platform, flavour, options.source).then(
     (active) => (activeBackend = active),
     (error) => {
@@ -136,8 +132,4 @@ function instantiate(module: WebAssembly.Module): CoreExports {
   }
   exports.__wbindgen_start?.();
   return exports;
-}
-
-export function isInitialized(): boolean {
-  return core !== undefined;
 }

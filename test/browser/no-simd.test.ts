@@ -4,7 +4,13 @@ import { expect, it } from 'vitest';
 
 it('chooses the scalar module when WebAssembly.validate reports no SIMD', async () => {
   const realValidate = WebAssembly.validate;
+  const realCompileStreaming = WebAssembly.compileStreaming;
   let probes = 0;
+  let streamed = 0;
+  WebAssembly.compileStreaming = (source) => {
+    streamed++;
+    return realCompileStreaming(source);
+  };
   WebAssembly.validate = () => {
     probes++;
     return false;
@@ -16,7 +22,9 @@ it('chooses the scalar module when WebAssembly.validate reports no SIMD', async 
     expect(api.backend).toBe('wasm-scalar');
     expect(api.toHex(api.hash('abc'))).toBe('6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');
     expect(probes).toBe(1);
+    expect(streamed).toBe(1); // the .wasm file is compiled while it downloads
   } finally {
     WebAssembly.validate = realValidate;
+    WebAssembly.compileStreaming = realCompileStreaming;
   }
 });

@@ -158,7 +158,7 @@ exports! {
         let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         let Some(input) = staged(input_len) else { return E_LENGTH };
         if let Some(max) = live.subtree_max {
-            if live.hasher.count() + u64::from(input_len) > max { return E_STATE }
+            if live.hasher.count().saturating_add(u64::from(input_len)) > max { return E_STATE }
         }
         live.hasher.update(input);
         OK
