@@ -19,76 +19,22 @@ const ADOPT = Symbol('adopt slot');
 const TWO_64_MINUS_1 = 2n ** 64n - 1n;
 const LOW_32 = 0xffffffffn;
 
-function disposedError(what: string): Error {
-  return new Error(`blake3-kit: this ${what} has been disposed`);
-}
-
-/** Incremental BLAKE3. Create with `createHasher()` or `new Hasher()`. */
-export class Hasher {
+/** Owns one wasm hasher slot until disposed or garbage-collected. */
+abstract class SlotOwner {
   #slot: number;
+  readonly #kind: string;
 
-  constructor(options?: KeyOption);
-  /** @internal */
-  constructor(adopt: typeof ADOPT, slot: number);
-  constructor(options?: KeyOption | typeof ADOPT, slot?: number) {
-    if (core === undefined) notInitialized();
-    if (options === ADOPT) {
-      this.#slot = slot!;
-    } else {
-      let mode: Mode = MODE_HASH;
-      if (options !== undefined) {
-        checkOptions(options, 'options');
-        mode = modeFromOptions(options, 'options');
-      }
-      this.#slot = newSlot(mode);
-    }
-    forgotten.register(this, this.#slot, this);
+  constructor(slot: number, kind: string) {
+    this.#slot = slot;
+    this.#kind = kind;
+    forgotten.register(this, slot, this);
   }
 
-  #live(): number {
+  /** The slot, or a clear error once disposed. */
+  protected live(): number {
     const slot = this.#slot;
-    if (slot < 0) throw disposedError('hasher');
+    if (slot < 0) throw new Error(`blake3-kit: this ${this.#kind} has been disposed`);
     return slot;
-  }
-
-  /** Adds input; returns this hasher for chaining. */
-  update(input: Input): this {
-    updateSlot(this.#live(), input);
-    return this;
-  }
-
-  /** The hash of all input so far (32 bytes, or `options.length`). The hasher
-   * is unchanged and can take more input. */
-  digest(options?: LengthOption): Uint8Array {
-    const slot = this.#live();
-    checkOptions(options, 'options');
-    const out = new Uint8Array(outputLength(options?.length, 'options.length'));
-    fillFromSlot(slot, out, 0, 0);
-    return out;
-  }
-
-  /** Fills all of `out` with output from position 0; returns `out`. */
-  digestInto<T extends Uint8Array>(out: T): T {
-    fillFromSlot(this.#live(), toBytes(out, 'out'), 0, 0);
-    return out;
-  }
-
-  /** An extended-output reader over the input so far. Later updates to this
-   * hasher don't affect it. */
-  xof(): XofReader {
-    return new XofReader(ADOPT, cloneSlot(this.#live()));
-  }
-
-  /** Forgets all input, keeping the key or context. */
-  reset(): this {
-    const code = core!.hasher_reset(this.#live());
-    if (code < 0) fail(code, 'hasher_reset');
-    return this;
-  }
-
-  /** An independent copy of this hasher's state. */
-  clone(): Hasher {
-    return new Hasher(ADOPT, cloneSlot(this.#live()));
   }
 
   get disposed(): boolean {
@@ -108,23 +54,75 @@ export class Hasher {
   }
 }
 
+function slotForOptions(options: KeyOption | undefined): number {
+  if (core === undefined) notInitialized();
+  let mode: Mode = MODE_HASH;
+  if (options !== undefined) {
+    checkOptions(options, 'options');
+    mode = modeFromOptions(options, 'options');
+  }
+  return newSlot(mode);
+}
+
+/** Incremental BLAKE3. Create with `createHasher()` or `new Hasher()`. */
+export class Hasher extends SlotOwner {
+  constructor(options?: KeyOption);
+  /** @internal */
+  constructor(adopt: typeof ADOPT, slot: number);
+  constructor(options?: KeyOption | typeof ADOPT, slot?: number) {
+    super(options === ADOPT ? slot! : slotForOptions(options), 'hasher');
+  }
+
+  /** Adds input; returns this hasher for chaining. */
+  update(input: Input): this {
+    updateSlot(this.live(), input);
+    return this;
+  }
+
+  /** The hash of all input so far (32 bytes, or `options.length`). The hasher
+   * is unchanged and can take more input. */
+  digest(options?: LengthOption): Uint8Array {
+    const slot = this.live();
+    checkOptions(options, 'options');
+    const out = new Uint8Array(outputLength(options?.length, 'options.length'));
+    fillFromSlot(slot, out, 0, 0);
+    return out;
+  }
+
+  /** Fills all of `out` with output from position 0; returns `out`. */
+  digestInto<T extends Uint8Array>(out: T): T {
+    fillFromSlot(this.live(), toBytes(out, 'out'), 0, 0);
+    return out;
+  }
+
+  /** An extended-output reader over the input so far. Later updates to this
+   * hasher don't affect it. */
+  xof(): XofReader {
+    return new XofReader(ADOPT, cloneSlot(this.live()));
+  }
+
+  /** Forgets all input, keeping the key or context. */
+  reset(): this {
+    const code = core!.hasher_reset(this.live());
+    if (code < 0) fail(code, 'hasher_reset');
+    return this;
+  }
+
+  /** An independent copy of this hasher's state. */
+  clone(): Hasher {
+    return new Hasher(ADOPT, cloneSlot(this.live()));
+  }
+}
+
 /** Reads BLAKE3 extended output at any position below 2^64 - 1, like the
  * official crate's `OutputReader`. */
-export class XofReader {
-  #slot: number;
+export class XofReader extends SlotOwner {
   #position = 0n;
 
   /** @internal */
   constructor(adopt: typeof ADOPT, slot: number) {
     if (adopt !== ADOPT) throw new TypeError('blake3-kit: XofReader comes from Hasher.xof()');
-    this.#slot = slot;
-    forgotten.register(this, slot, this);
-  }
-
-  #live(): number {
-    const slot = this.#slot;
-    if (slot < 0) throw disposedError('XOF reader');
-    return slot;
+    super(slot, 'XOF reader');
   }
 
   /** The output byte the next read starts at. */
@@ -133,7 +131,7 @@ export class XofReader {
   }
 
   set position(position: bigint | number) {
-    this.#live();
+    this.live();
     let value: bigint;
     if (typeof position === 'bigint') value = position;
     else if (typeof position === 'number') {
@@ -154,14 +152,14 @@ export class XofReader {
 
   /** The next `length` output bytes. */
   read(length: number): Uint8Array {
-    this.#live();
+    this.live();
     if (length === undefined) throw new TypeError('blake3-kit: length is required');
     return this.readInto(new Uint8Array(outputLength(length, 'length')));
   }
 
   /** Fills all of `out` with the next output bytes; returns `out`. */
   readInto<T extends Uint8Array>(out: T): T {
-    const slot = this.#live();
+    const slot = this.live();
     const bytes = toBytes(out, 'out');
     const start = this.#position;
     const end = start + BigInt(bytes.length);
@@ -174,21 +172,6 @@ export class XofReader {
     fillFromSlot(slot, bytes, Number(start & LOW_32), Number(start >> 32n));
     this.#position = end;
     return out;
-  }
-
-  get disposed(): boolean {
-    return this.#slot < 0;
-  }
-
-  dispose(): void {
-    if (this.#slot < 0) return;
-    forgotten.unregister(this);
-    core!.hasher_free(this.#slot);
-    this.#slot = -1;
-  }
-
-  [disposeSymbol](): void {
-    this.dispose();
   }
 }
 
