@@ -1,6 +1,7 @@
 // Loaded inside a CSP-restricted iframe by csp.test.ts; reports back by
-// postMessage.
-import { init } from 'blake3-kit';
+// postMessage. It imports the shipped bundle, not the sources, so the file
+// users get is the one checked in a real browser.
+import { init } from '../../dist/browser.js';
 
 const violations: string[] = [];
 document.addEventListener('securitypolicyviolation', (event) => {
