@@ -97,7 +97,7 @@ async function wasm() {
 }
 
 function typescript() {
-  const inputs = [at('src'), at('tsconfig.json')];
+  const inputs = [at('src'), at('tsconfig.json'), at('scripts', 'bundle.mjs')];
   if (newestMtime(inputs) <= oldestMtime([at('dist', 'node.js')])) return say('typescript', 'up to date');
   say('typescript', 'npm run build:ts');
   run('npm', ['run', '--silent', 'build:ts']);
