@@ -122,6 +122,43 @@ describe('hashers', () => {
     expect(toHex(hasher.digest())).toBe(toHex(b3.deriveKey('app v1', 'xyz')));
   });
 
+  it('small updates gathered in JS are never lost or reordered', () => {
+    const input = pattern(100_000, 11);
+    const text = 'ż€😀a'.repeat(40); // multi-byte, ~300 bytes per string update
+    const textBytes = new TextEncoder().encode(text);
+    const fed: Uint8Array[] = [];
+    using hasher = createHasher();
+    let offset = 0;
+    for (let i = 0; offset < input.length; i++) {
+      const piece = input.subarray(offset, offset + [1, 63, 64, 1000, 1023, 1024, 5000, 0][i % 8]!);
+      hasher.update(piece);
+      fed.push(piece);
+      if (i % 5 === 0) {
+        hasher.update(text);
+        fed.push(textBytes);
+      }
+      if (i % 37 === 0) {
+        // Reading state in the middle flushes; it must not change the result.
+        const copy = hasher.clone();
+        expect(toHex(copy.digest())).toBe(toHex(hasher.digest()));
+        copy.dispose();
+      }
+      offset += piece.length || 1;
+    }
+    const all = new Uint8Array(fed.reduce((n, p) => n + p.length, 0));
+    fed.reduce((at, p) => (all.set(p, at), at + p.length), 0);
+    expect(toHex(hasher.digest())).toBe(reference(all));
+    using reader = hasher.xof();
+    expect(toHex(reader.read(50))).toBe(toHex(noble(all, { dkLen: 50 })));
+  });
+
+  it('reset() drops input that was still gathered in JS', () => {
+    using hasher = createHasher({ key: KEY });
+    hasher.update('never hashed').update(new Uint8Array(10));
+    hasher.reset().update('abc');
+    expect(toHex(hasher.digest())).toBe(toHex(b3.keyedHash(KEY, 'abc')));
+  });
+
   it('digestInto fills the whole buffer and returns it', () => {
     using hasher = createHasher().update('abc');
     const out = new Uint8Array(100);
