@@ -1,0 +1,176 @@
+// The benchmark: every BLAKE3 package we could install, the official crate
+// built plainly as a reference, and blake3-kit (simd and scalar), in Node and
+// in real Chromium. See bench/README.md.
+//
+//   npm run bench                       full run, Node then Chromium
+//   npm run bench -- --quick            1-2 minute smoke run
+//   npm run bench -- --node | --browser one runtime only
+//   npm run bench -- --only kit,noble   implementations whose name contains one of these
+//   npm run bench -- --no-setup         don't run scripts/setup.mjs (use the existing build)
+//
+// Writes bench/results/<runtime>-<date>.{md,json,svg} and copies a full run
+// to bench/results/latest-<runtime>.* (quick or --only runs: latest-<runtime>-partial.*).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchDir, buildBrowserBundle, ensureBenchDeps, ensureReference, ensureRepoBuild, repoDir } from './lib/build.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    node: { type: 'boolean', default: false },
+    browser: { type: 'boolean', default: false },
+    only: { type: 'string', multiple: true, default: [] },
+    'no-setup': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (args.help) {
+  console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(4, 11).join('\n').replace(/^\/\/ ?/gm, ''));
+  process.exit(0);
+}
+const runNode = args.node || !args.browser;
+const runBrowser = args.browser || !args.node;
+const only = args.only.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean);
+
+ensureBenchDeps();
+ensureRepoBuild({ browser: runBrowser, skip: args['no-setup'] });
+ensureReference();
+if (runBrowser) await buildBrowserBundle();
+
+const { PROFILES, cellsFor } = await import('./lib/config.mjs');
+const { implsFor, IMPLS } = await import('./lib/impls.mjs');
+const { computeExpected } = await import('./lib/expected.mjs');
+const { measureNode, coldNode } = await import('./lib/node-runner.mjs');
+const { measurePayload } = await import('./lib/payload.mjs');
+const { writeOutputs, ratios } = await import('./lib/report.mjs');
+
+const profileName = args.quick ? 'quick' : 'full';
+const profile = PROFILES[profileName];
+const partial = args.quick || only.length > 0;
+const cells = cellsFor(profile.sizes);
+const date = new Date();
+const stamp = date.toISOString().slice(0, 16).replace(/[:T]/g, '-');
+const command = `node bench/run.mjs${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`;
+
+const git = (...a) => {
+  try {
+    return execFileSync('git', a, { cwd: repoDir, encoding: 'utf8' }).trim();
+  } catch {
+    return '?';
+  }
+};
+const gitCommit = `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--', 'src', 'crate') ? ' (+ uncommitted changes in src/ or crate/)' : ''}`;
+const kitVersion = JSON.parse(readFileSync(join(repoDir, 'package.json'), 'utf8')).version;
+const machine = {
+  cpu: os.cpus()[0]?.model.trim() ?? '?',
+  cores: os.cpus().length,
+  memGiB: Math.round(os.totalmem() / 2 ** 30),
+  os: `${os.type()} ${os.release()} ${os.arch()}`,
+  node: process.versions.node,
+  v8: process.versions.v8,
+  note: os.cpus().length <= 2 ? 'A shared 2-core machine: expect run-to-run noise of 10% or more.' : undefined,
+};
+
+function versionOf(impl) {
+  if (impl.group === 'kit') return `${kitVersion} (${gitCommit})`;
+  if (impl.group === 'reference') return 'blake3 =1.8.7, wasm-bindgen =0.2.130';
+  if (impl.pkg === 'node:crypto') return `Node ${process.versions.node} (OpenSSL ${process.versions.openssl})`;
+  if (impl.pkg === 'crypto.subtle') return 'built in';
+  try {
+    return JSON.parse(readFileSync(join(benchDir, 'node_modules', impl.pkg, 'package.json'), 'utf8')).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+const NOTES = [
+  '63-byte streaming stops at 1 MiB (more would take minutes for the slow rows without telling anything new).',
+  '@awasm/noble is not in the npm registry (404), so it has no row.',
+  'blake3-wasm 3.0.0 installs only with an npm override pointing @c4312/blake3-internal 2.1.7 at 3.0.0 (bench/package.json).',
+];
+
+console.log(`bench: ${profileName} profile, ${cells.length} cells per implementation; machine ${machine.cpu}, ${machine.cores} cores`);
+const payload = await measurePayload();
+const selected = IMPLS.filter((i) => (runNode && implsFor('node', only).includes(i)) || (runBrowser && implsFor('browser', only).includes(i)));
+console.log('bench: expected digests from the official crate, cross-checked with @noble/hashes');
+const expected = await computeExpected(selected, cells);
+
+mkdirSync(join(benchDir, 'results'), { recursive: true });
+const written = [];
+
+async function runtime(name, label, impls, measure, cold, extra = {}) {
+  console.log(`\nbench: ${label}: ${impls.length} implementations`);
+  const rows = [];
+  for (const impl of impls) {
+    const r = await measure(impl, cells, expected, profile);
+    const c = await cold(impl, profile.coldRuns);
+    console.log(`  ${impl.name.padEnd(24)} cold start ${c.error ? `failed: ${c.error}` : `${c.medianMs.toFixed(1)} ms`}`);
+    rows.push({ name: impl.name, group: impl.group, algo: impl.algo, pkg: impl.pkg, version: versionOf(impl), ...r, cold: c });
+  }
+  const data = {
+    runtime: name,
+    runtimeLabel: label,
+    date: date.toISOString(),
+    command,
+    profileName,
+    profile,
+    partial,
+    machine,
+    gitCommit,
+    kitVersion,
+    cells,
+    impls: rows,
+    payload,
+    notes: NOTES,
+    ...extra,
+  };
+  const out = writeOutputs(data);
+  const base = `${name}-${partial ? 'partial-' : ''}${stamp}`;
+  const latest = `latest-${name}${partial ? '-partial' : ''}`;
+  for (const ext of ['md', 'json', 'svg']) {
+    const file = join(benchDir, 'results', `${base}.${ext}`);
+    writeFileSync(file, out[ext]);
+    copyFileSync(file, join(benchDir, 'results', `${latest}.${ext}`));
+  }
+  written.push(`bench/results/${base}.{md,json,svg} (and ${latest}.*)`);
+  summary(data);
+}
+
+function summary(data) {
+  const { sizeLabel } = cfg;
+  const r = ratios(data);
+  console.log(`\n${data.runtimeLabel}: blake3-kit simd ÷ best peer`);
+  for (const [mode, rows] of Object.entries(r)) {
+    console.log(`  ${mode.padEnd(12)} ${rows.map((x) => `${sizeLabel(x.size)} ${x.simdVsBestPeer ? x.simdVsBestPeer.toFixed(2) : '–'}`).join('  ')}`);
+  }
+}
+const cfg = await import('./lib/config.mjs');
+
+if (runNode) {
+  await runtime('node', `Node ${process.versions.node}`, implsFor('node', only), measureNode, coldNode);
+}
+if (runBrowser) {
+  const { openBrowser } = await import('./lib/browser-runner.mjs');
+  const browser = await openBrowser();
+  try {
+    const info = await browser.info();
+    if (!info.crossOriginIsolated) console.log('bench: warning: the page is not cross-origin isolated');
+    await runtime(
+      'chromium',
+      `Chromium ${browser.version}`,
+      implsFor('browser', only),
+      (impl, c, e, p) => browser.measure(impl, c, e, p),
+      (impl, runs) => browser.cold(impl, runs),
+      { browserVersion: browser.version, userAgent: info.userAgent, crossOriginIsolated: info.crossOriginIsolated },
+    );
+  } finally {
+    await browser.close();
+  }
+}
+
+console.log('\nbench: payload (gzip bytes: JS + wasm)');
+for (const p of payload) console.log(`  ${p.name.padEnd(36)} ${p.error ? `failed: ${p.error}` : `${p.jsGzip} + ${p.wasmGzip} = ${p.totalGzip}`}`);
+console.log(`\nbench: wrote\n  ${written.join('\n  ')}`);
