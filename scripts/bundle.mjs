@@ -6,8 +6,19 @@
 // download drops from 7.4 KB to 3.5 KB gzip. esbuild keeps the literal
 // `new URL('../wasm/...', import.meta.url)` that bundlers look for.
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMain, main, root } from './lib.mjs';
+
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+/** Resolves the CLI's import of the library entry to the built dist/node.js. */
+const sharedNodeEntry = {
+  name: 'shared-node-entry',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/node\.js$/ }, () => ({ path: './node.js', external: true }));
+  },
+};
 
 const common = { bundle: true, format: 'esm', minify: true, sourcemap: true, logLevel: 'warning' };
 
@@ -15,6 +26,16 @@ export async function bundle() {
   await Promise.all([
     build({ ...common, entryPoints: [join(root, 'src/node.ts')], outfile: join(root, 'dist/node.js'), platform: 'node', target: 'node20' }),
     build({ ...common, entryPoints: [join(root, 'src/browser.ts')], outfile: join(root, 'dist/browser.js'), platform: 'browser', target: 'es2022' }),
+    // The CLI imports dist/node.js at run time instead of a second copy of it.
+    build({
+      ...common,
+      entryPoints: [join(root, 'src/cli.ts')],
+      outfile: join(root, 'dist/cli.js'),
+      platform: 'node',
+      target: 'node20',
+      plugins: [sharedNodeEntry],
+      define: { __VERSION__: JSON.stringify(version) },
+    }),
   ]);
 }
 

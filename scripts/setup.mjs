@@ -3,12 +3,14 @@
 // when there is nothing to do and may only use Node built-ins (node_modules
 // may not exist yet).
 //
-//   node scripts/setup.mjs [--browser]
+//   node scripts/setup.mjs [--test]    (--test: also what the test suite needs)
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { capture, cargoBin, main, newestMtime, oldestMtime, root, run } from './lib.mjs';
 
-const browser = process.argv.includes('--browser');
+const forTests = process.argv.includes('--test');
+// The CLI is tested byte for byte against the official b3sum at this version.
+const B3SUM_VERSION = '1.8.7';
 const CHROMIUM = '/usr/bin/chromium';
 const at = (...p) => join(root, ...p);
 const say = (what, msg) => console.log(`setup: ${what.padEnd(12)} ${msg}`);
@@ -64,6 +66,13 @@ function wasmBindgen() {
   if (now !== want) throw new Error(`cargo installed wasm-bindgen-cli, but \`wasm-bindgen --version\` reports ${now ?? 'nothing'}, not ${want}`);
 }
 
+function b3sum() {
+  const have = capture('b3sum', ['--version'])?.stdout.trim().split(/\s+/)[1];
+  if (have === B3SUM_VERSION) return say('b3sum', `${B3SUM_VERSION} installed`);
+  say('b3sum', `cargo install b3sum --version ${B3SUM_VERSION}`);
+  run('cargo', ['install', 'b3sum', '--version', B3SUM_VERSION, '--force']);
+}
+
 function chromium() {
   if (existsSync(CHROMIUM)) return say('chromium', `${CHROMIUM} present`);
   // Debian's package only: browsers downloaded by other tools are not allowed here.
@@ -108,7 +117,10 @@ main(async () => {
   requireRust();
   wasmTarget();
   wasmBindgen();
-  if (browser) chromium();
+  if (forTests) {
+    chromium();
+    b3sum();
+  }
   await wasm();
   typescript();
 });

@@ -1,4 +1,4 @@
-// The whole test suite (`npm test`, after `pretest` ran setup --browser):
+// The whole test suite (`npm test`, after `pretest` ran setup --test):
 // Rust unit tests, then the shared JS suite in Node and in Chromium, each
 // against both wasm flavours. Every step runs even if an earlier one failed,
 // so one run shows everything that is broken.
