@@ -6,6 +6,9 @@ import { apiFor, type Blake3 } from './api.js';
 import { initWith, type InitOptions, type Platform } from './load.js';
 
 export * from './api.js';
+export { FileTruncatedError, hashFile } from './node/file.js';
+export { HashSink, HashTransform, hashStream } from './node/stream.js';
+export type { AsyncHashOptions } from './node/progress-options.js';
 
 const URL_SCHEME = /^[a-z][a-z0-9+.-]+:/i; // at least two letters: not a drive
 

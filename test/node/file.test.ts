@@ -1,0 +1,153 @@
+// hashFile, hashStream and the stream classes, against one-shot hashing.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, createReadStream, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
+import { FileTruncatedError, HashSink, HashTransform, hashFile, hashStream } from 'blake3-kit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { KEY, load, pattern } from '../shared/setup.js';
+
+const b3 = await load();
+const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const hex = b3.toHex;
+
+function file(name: string, content: Uint8Array): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+describe('hashFile', () => {
+  it.each([
+    ['empty', 0],
+    ['under 16 KiB', 16 * 1024 - 1],
+    ['exactly 2^10 chunks', 1024 * 1024],
+    ['2^11 chunks + 1 byte', 2 * 1024 * 1024 + 1],
+    ['several read pieces', 3 * 1024 * 1024 + 12_345],
+  ])('%s (%i bytes), in every mode and with extended output', async (_, size) => {
+    const content = pattern(size, 5);
+    const path = file(`f-${size}`, content);
+    expect(hex(await hashFile(path))).toBe(hex(b3.hash(content)));
+    expect(hex(await hashFile(pathToFileURL(path), { key: KEY, length: 100 }))).toBe(hex(b3.hash(content, { key: KEY, length: 100 })));
+    expect(hex(await hashFile(path, { context: 'ctx' }))).toBe(hex(b3.deriveKey('ctx', content)));
+  });
+
+  it('reports progress up to the total exactly once', async () => {
+    const path = file('progress', pattern(5 * 1024 * 1024 + 3));
+    const seen: [number, number | undefined][] = [];
+    await hashFile(path, { onProgress: (done, total) => seen.push([done, total]) });
+    expect(seen.at(-1)).toEqual([5 * 1024 * 1024 + 3, 5 * 1024 * 1024 + 3]);
+    expect(seen.filter(([done]) => done === 5 * 1024 * 1024 + 3)).toHaveLength(1);
+    expect(seen.map(([done]) => done)).toEqual([...seen.map(([done]) => done)].sort((a, b) => a - b));
+  });
+
+  it('rejects missing files, directories and unreadable files with their code', async () => {
+    await expect(hashFile(join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(hashFile(dir)).rejects.toMatchObject({ code: 'EISDIR' });
+    const locked = file('locked', pattern(10));
+    chmodSync(locked, 0o000);
+    if (process.getuid?.() === 0) {
+      // root reads anything; the code path is the same as for ENOENT.
+      expect(hex(await hashFile(locked))).toBe(hex(b3.hash(pattern(10))));
+    } else {
+      await expect(hashFile(locked)).rejects.toMatchObject({ code: 'EACCES' });
+    }
+  });
+
+  it('rejects a file truncated while it is hashed, never returning a digest', async () => {
+    const path = file('shrinking', pattern(8 * 1024 * 1024));
+    const hashing = hashFile(path, {
+      onProgress: (done) => {
+        if (done === 1024 * 1024) truncateSync(path, 2 * 1024 * 1024 + 100);
+      },
+    });
+    await expect(hashing).rejects.toBeInstanceOf(FileTruncatedError);
+    await expect(hashFile(path).then(() => 'ok')).resolves.toBe('ok');
+    try {
+      await hashing;
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'ERR_FILE_TRUNCATED', expected: 8 * 1024 * 1024, read: 2 * 1024 * 1024 + 100 });
+    }
+  });
+
+  it('hashes a sparse file over 4 GiB', async () => {
+    const path = file('sparse', new TextEncoder().encode('head'));
+    truncateSync(path, 4 * 1024 ** 3 + 1);
+    try {
+      // The official b3sum (installed by setup --test) is the oracle here.
+      const expected = execFileSync('b3sum', ['--no-names', path], { encoding: 'utf8' }).trim();
+      expect(hex(await hashFile(path))).toBe(expected);
+    } finally {
+      rmSync(path);
+    }
+  }, 300_000);
+
+  it('stops on abort and rejects with the reason', async () => {
+    const path = file('abort', pattern(20 * 1024 * 1024));
+    const controller = new AbortController();
+    const hashing = hashFile(path, { signal: controller.signal, onProgress: (done) => done >= 2 * 1024 * 1024 && controller.abort(new Error('enough')) });
+    await expect(hashing).rejects.toThrow('enough');
+    await expect(hashFile(path, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('validates its options before touching the file', async () => {
+    await expect(hashFile(join(dir, 'missing'), { key: new Uint8Array(3) })).rejects.toBeInstanceOf(RangeError);
+    await expect(hashFile(join(dir, 'missing'), { signal: 'no' as never })).rejects.toBeInstanceOf(TypeError);
+    await expect(hashFile(join(dir, 'missing'), { length: -1 })).rejects.toBeInstanceOf(RangeError);
+  });
+});
+
+describe('streams', () => {
+  const content = pattern(3 * 1024 * 1024 + 17, 9);
+  const path = file('stream', content);
+
+  it('hashStream takes a Node Readable, a web ReadableStream and async iterables', async () => {
+    const expected = hex(b3.hash(content));
+    expect(hex(await hashStream(createReadStream(path, { highWaterMark: 7777 })))).toBe(expected);
+    expect(hex(await hashStream(Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>))).toBe(expected);
+    async function* pieces() {
+      for (let i = 0; i < content.length; i += 100_000) yield content.subarray(i, i + 100_000);
+    }
+    expect(hex(await hashStream(pieces(), { context: 'c', length: 64 }))).toBe(hex(b3.deriveKey('c', content, { length: 64 })));
+    expect(hex(await hashStream(Readable.from(['abc', 'def'])))).toBe(hex(b3.hash('abcdef')));
+  });
+
+  it('hashStream reports progress, stops on abort and releases the stream', async () => {
+    let last = 0;
+    await hashStream(createReadStream(path), { onProgress: (done) => (last = done) });
+    expect(last).toBe(content.length);
+    const controller = new AbortController();
+    const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
+    const hashing = hashStream(stream, { signal: controller.signal, onProgress: (done) => done > 500_000 && controller.abort() });
+    await expect(hashing).rejects.toMatchObject({ name: 'AbortError' });
+    expect(stream.destroyed).toBe(true);
+    await expect(hashStream(42 as never)).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('HashSink hashes a pipeline; HashTransform passes bytes through and hashes them', async () => {
+    const sink = new HashSink({ key: KEY });
+    await pipeline(createReadStream(path), sink);
+    expect(hex(sink.digest())).toBe(hex(b3.keyedHash(KEY, content)));
+
+    const transform = new HashTransform();
+    const seen: Uint8Array[] = [];
+    let emitted: Uint8Array | undefined;
+    transform.on('digest', (digest: Uint8Array) => (emitted = digest));
+    const collector = new HashSink();
+    await pipeline(createReadStream(path), transform, async function* (source) {
+      for await (const chunk of source) {
+        seen.push(chunk);
+        yield chunk;
+      }
+    }, collector);
+    expect(hex(transform.digest())).toBe(hex(b3.hash(content)));
+    expect(hex(emitted!)).toBe(hex(b3.hash(content)));
+    expect(hex(collector.digest())).toBe(hex(b3.hash(content)));
+    expect(seen.reduce((n, c) => n + c.length, 0)).toBe(content.length);
+    expect(() => new HashSink().digest()).toThrow(/not finished/);
+  });
+});
