@@ -7,6 +7,7 @@
 //   npm run bench -- --node | --browser one runtime only
 //   npm run bench -- --only kit,noble   implementations whose name contains one of these
 //   npm run bench -- --no-setup         don't run scripts/setup.mjs (use the existing build)
+//   npm run bench -- --render F.json    rewrite F.md and F.svg from a results JSON (no measuring)
 //
 // Writes bench/results/<runtime>-<date>.{md,json,svg} and copies a full run
 // to bench/results/latest-<runtime>.* (quick or --only runs: latest-<runtime>-partial.*).
@@ -24,13 +25,28 @@ const { values: args } = parseArgs({
     browser: { type: 'boolean', default: false },
     only: { type: 'string', multiple: true, default: [] },
     'no-setup': { type: 'boolean', default: false },
+    render: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help) {
-  console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(4, 11).join('\n').replace(/^\/\/ ?/gm, ''));
+  const head = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
+  console.log(head.slice(0, head.findIndex((l) => !l.startsWith('//'))).join('\n').replace(/^\/\/ ?/gm, ''));
   process.exit(0);
 }
+if (args.render) {
+  const { writeOutputs } = await import('./lib/report.mjs');
+  const { findImpl } = await import('./lib/impls.mjs');
+  const data = JSON.parse(readFileSync(args.render, 'utf8'));
+  delete data.ratios;
+  for (const row of data.impls) row.native ??= findImpl(row.name)?.native === true;
+  const out = writeOutputs(data);
+  for (const ext of ['md', 'svg']) writeFileSync(args.render.replace(/\.json$/, `.${ext}`), out[ext]);
+  writeFileSync(args.render, out.json);
+  console.log(`bench: rendered ${args.render.replace(/\.json$/, '.{md,svg}')}`);
+  process.exit(0);
+}
+
 const runNode = args.node || !args.browser;
 const runBrowser = args.browser || !args.node;
 const only = args.only.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean);
@@ -71,7 +87,8 @@ const machine = {
   os: `${os.type()} ${os.release()} ${os.arch()}`,
   node: process.versions.node,
   v8: process.versions.v8,
-  note: os.cpus().length <= 2 ? 'A shared 2-core machine: expect run-to-run noise of 10% or more.' : undefined,
+  loadavgAtStart: os.loadavg().map((x) => +x.toFixed(2)),
+  note: os.cpus().length <= 2 ? 'A shared 2-core machine (other jobs were running): expect run-to-run noise of 10-50%.' : undefined,
 };
 
 function versionOf(impl) {
@@ -108,10 +125,11 @@ async function runtime(name, label, impls, measure, cold, extra = {}) {
     const r = await measure(impl, cells, expected, profile);
     const c = await cold(impl, profile.coldRuns);
     console.log(`  ${impl.name.padEnd(24)} cold start ${c.error ? `failed: ${c.error}` : `${c.medianMs.toFixed(1)} ms`}`);
-    rows.push({ name: impl.name, group: impl.group, algo: impl.algo, pkg: impl.pkg, version: versionOf(impl), ...r, cold: c });
+    rows.push({ name: impl.name, group: impl.group, native: impl.native === true, algo: impl.algo, pkg: impl.pkg, version: versionOf(impl), ...r, cold: c });
   }
   const data = {
     runtime: name,
+    loadavgAtEnd: os.loadavg().map((x) => +x.toFixed(2)),
     runtimeLabel: label,
     date: date.toISOString(),
     command,
