@@ -6,8 +6,11 @@
 
 import { apiFor, type Blake3 } from './api.js';
 import { initWith, type InitOptions, type Platform } from './load.js';
+import { parallelApi } from './parallel/api.js';
+import type { SpawnWorker } from './parallel/pool.js';
 
 export * from './api.js';
+export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
 
 const browserPlatform: Platform = {
   defaultSource: (flavour) =>
@@ -16,6 +19,27 @@ const browserPlatform: Platform = {
       : new URL('../wasm/blake3-kit-scalar.wasm', import.meta.url),
   load: (location) => fetch(location),
 };
+
+const spawnWorker: SpawnWorker = (url, onMessage, onFailure) => {
+  const worker = new Worker(url, { type: 'module' });
+  worker.onmessage = (event) => onMessage(event.data);
+  worker.onerror = (event) => {
+    event.preventDefault();
+    onFailure(new Error(event.message || 'the worker script failed to load'));
+  };
+  worker.onmessageerror = () => onFailure(new Error('a message from the worker could not be read'));
+  return { post: (message, transfer) => worker.postMessage(message, transfer ?? []), terminate: () => worker.terminate() };
+};
+
+/** Hashes large inputs, Blobs/Files and streams across Web Workers; see the
+ * README for COOP/COEP and SharedArrayBuffer. */
+export const { hashParallel, hashBlob, hashStream, configureParallel, terminateWorkers, parallelStatus } = parallelApi({
+  spawn: typeof Worker === 'function' ? spawnWorker : undefined,
+  // A literal new URL(..., import.meta.url), which bundlers recognise.
+  workerUrl: () => new URL('./worker.js', import.meta.url),
+  concurrency: () => globalThis.navigator?.hardwareConcurrency ?? 1,
+  sharedMemory: () => globalThis.crossOriginIsolated === true,
+});
 
 /** Loads the wasm core once (later calls return the same result) and
  * resolves to the synchronous API. */

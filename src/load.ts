@@ -47,6 +47,12 @@ export function simdSupported(): boolean {
 }
 
 let loaded: Promise<Backend> | undefined;
+let compiled: WebAssembly.Module | undefined;
+
+/** The module init() loaded, for workers to instantiate the same flavour. */
+export function loadedModule(): WebAssembly.Module | undefined {
+  return compiled;
+}
 let activeBackend: Backend | undefined;
 
 /** The backend in use, or undefined before init() resolves. */
@@ -88,6 +94,7 @@ async function load(platform: Platform, requestedFlavour: Flavour | 'auto', sour
   const module = await compile(platform, await chosen);
   const exports = instantiate(module);
   attach(exports);
+  compiled = module;
   return exports.is_simd() === 1 ? 'wasm-simd' : 'wasm-scalar';
 }
 
@@ -115,7 +122,7 @@ function isSharedBuffer(value: unknown): boolean {
   return typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer;
 }
 
-function instantiate(module: WebAssembly.Module): CoreExports {
+export function instantiate(module: WebAssembly.Module): CoreExports {
   const imports: Record<string, Record<string, () => void>> = {};
   for (const { module: from, name } of WebAssembly.Module.imports(module)) {
     // wasm-bindgen's start function seeds the externref table its glue would

@@ -1,14 +1,20 @@
-// Entry point for Node: the wasm files are read from disk next to dist/.
+// Entry point for Node: the wasm files are read from disk next to dist/, and
+// hashing workers are worker_threads running dist/worker-node.js.
 
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { apiFor, type Blake3 } from './api.js';
 import { initWith, type InitOptions, type Platform } from './load.js';
+import { parallelApi } from './parallel/api.js';
+import type { SpawnWorker } from './parallel/pool.js';
 
 export * from './api.js';
 export { FileTruncatedError, hashFile } from './node/file.js';
-export { HashSink, HashTransform, hashStream } from './node/stream.js';
+export { HashSink, HashTransform } from './node/stream.js';
 export type { AsyncHashOptions } from './node/progress-options.js';
+export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
 
 const URL_SCHEME = /^[a-z][a-z0-9+.-]+:/i; // at least two letters: not a drive
 
@@ -20,6 +26,28 @@ const nodePlatform: Platform = {
     return fetch(url);
   },
 };
+
+const spawnThread: SpawnWorker = (url, onMessage, onFailure) => {
+  const worker = new Worker(url);
+  worker.on('message', onMessage);
+  worker.on('error', onFailure);
+  worker.on('messageerror', onFailure);
+  worker.on('exit', (code) => onFailure(new Error(`worker exited with code ${code}`)));
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer as never),
+    terminate: () => void worker.terminate(),
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
+  };
+};
+
+/** Hashes large inputs across worker_threads; see the README. */
+export const { hashParallel, hashBlob, hashStream, configureParallel, terminateWorkers, parallelStatus } = parallelApi({
+  spawn: spawnThread,
+  workerUrl: () => new URL('./worker-node.js', import.meta.url),
+  concurrency: availableParallelism,
+  sharedMemory: () => true,
+});
 
 /** Loads the wasm core once (later calls return the same result) and
  * resolves to the synchronous API. */

@@ -1,50 +1,15 @@
-// Hashing Node streams: hashStream() consumes a Readable (or any async
-// iterable of bytes, or a web ReadableStream); HashSink and HashTransform
-// plug into pipeline().
+// Hashing inside Node stream pipelines: HashSink (a Writable) and
+// HashTransform (a pass-through). hashStream() for whole streams is in
+// parallel/api.ts, shared with browsers.
 
 import { Transform, Writable, type TransformCallback } from 'node:stream';
 import { createHasher, type Hasher } from '../hasher.js';
 import { outputLength, type HashOptions, type KeyOption } from '../input.js';
-import { checkAsyncOptions, type AsyncHashOptions } from './progress-options.js';
 
 type Chunk = Uint8Array | string;
 
 function modeOf(options: KeyOption | undefined): KeyOption | undefined {
   return options?.key !== undefined || options?.context !== undefined ? options : undefined;
-}
-
-/** BLAKE3 of everything a stream yields. Memory stays bounded by the stream's
- * own chunks. */
-export async function hashStream(
-  source: AsyncIterable<Chunk> | ReadableStream<Uint8Array>,
-  options?: AsyncHashOptions,
-): Promise<Uint8Array> {
-  checkAsyncOptions(options);
-  const length = outputLength(options?.length, 'options.length');
-  const iterable = source as Partial<AsyncIterable<Chunk>>;
-  if (source === null || typeof source !== 'object' || typeof iterable[Symbol.asyncIterator] !== 'function') {
-    throw new TypeError('blake3-kit: source must be a Readable, ReadableStream or async iterable of bytes');
-  }
-  const { signal, onProgress } = options ?? {};
-  signal?.throwIfAborted();
-  using hasher = createHasher(modeOf(options));
-  let done = 0;
-  const iterator = (source as AsyncIterable<Chunk>)[Symbol.asyncIterator]();
-  const abort = () => void iterator.return?.();
-  signal?.addEventListener('abort', abort, { once: true });
-  try {
-    for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
-      signal?.throwIfAborted();
-      hasher.update(step.value);
-      done += typeof step.value === 'string' ? Buffer.byteLength(step.value) : step.value.byteLength;
-      onProgress?.(done);
-    }
-    signal?.throwIfAborted();
-    return hasher.digest({ length });
-  } finally {
-    signal?.removeEventListener('abort', abort);
-    await iterator.return?.();
-  }
 }
 
 /** A Writable that hashes what is written to it. After 'finish', `digest()`

@@ -1,0 +1,385 @@
+// hashParallel, hashBlob and hashStream: inputs split into power-of-two
+// pieces along the BLAKE3 tree, pieces hashed by the worker pool into
+// chaining values, and the values merged here (non-root merges, then the
+// root or XOF output). Small inputs stay on the calling thread.
+
+import { MODE_HASH, core, keyArea, notInitialized, type Mode } from '../core.js';
+import { hash } from '../hash.js';
+import { Hasher } from '../hasher.js';
+import { checkOptions, modeFromOptions, outputLength, toBytes, type HashOptions, type Input } from '../input.js';
+import { loadedModule } from '../load.js';
+import { rootFromPieces, subtreeChainingValue } from '../subtree.js';
+import { WorkerPool, type SpawnWorker } from './pool.js';
+
+export interface ParallelOptions extends HashOptions {
+  /** Rejects with the signal's reason and stops reading and dispatching. */
+  signal?: AbortSignal;
+  /** Called as pieces finish; the last call has bytesDone === total. */
+  onProgress?: (bytesDone: number, total?: number) => void;
+}
+
+export interface ParallelPlatform {
+  spawn: SpawnWorker | undefined;
+  workerUrl: () => URL;
+  concurrency: () => number;
+  /** Whether SharedArrayBuffer can be posted to workers here. */
+  sharedMemory: () => boolean;
+}
+
+export interface ParallelSettings {
+  /** Workers in the pool (default: the number of logical cores). */
+  workers?: number;
+  /** Inputs shorter than this many bytes are hashed on the calling thread. */
+  threshold?: number;
+  /** Where the worker script is, for self-hosted or bundled copies. */
+  workerUrl?: URL | string;
+  /** Piece length in bytes, a power of two >= 1024; 0 picks one by size. */
+  pieceLength?: number;
+  /** A worker that has not answered a job of n bytes within
+   * `jobTimeout + n / 1 MiB * 100` ms is treated as lost (default 30 s). */
+  jobTimeout?: number;
+}
+
+/** Below this, worker round trips cost more than they save (see README). */
+export const DEFAULT_THRESHOLD = 1 << 20;
+const MIN_PIECE = 64 * 1024;
+const MAX_PIECE = 8 * 1024 * 1024;
+const STREAM_PIECE = 1024 * 1024;
+const PIECES_PER_WORKER = 2;
+
+interface Mode_ {
+  mode: Mode;
+  key: Uint8Array | undefined;
+}
+
+function prepare(options: ParallelOptions | undefined): { tree: Mode_; length: number } {
+  if (core === undefined) notInitialized();
+  checkOptions(options, 'options');
+  const length = outputLength(options?.length, 'options.length');
+  const { signal, onProgress } = options ?? {};
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('blake3-kit: options.signal must be an AbortSignal');
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError('blake3-kit: options.onProgress must be a function');
+  const mode = options === undefined ? MODE_HASH : modeFromOptions(options, 'options');
+  return { tree: { mode, key: mode === MODE_HASH ? undefined : keyArea.slice() }, length };
+}
+
+function autoPieceLength(total: number, workers: number): number {
+  let piece = MIN_PIECE;
+  while (piece < MAX_PIECE && piece * workers * 4 < total) piece *= 2;
+  return piece;
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+export function parallelApi(platform: ParallelPlatform) {
+  let settings: Required<Omit<ParallelSettings, 'workerUrl'>> & { workerUrl: URL | string | undefined } = {
+    workers: 0,
+    threshold: DEFAULT_THRESHOLD,
+    workerUrl: undefined,
+    pieceLength: 0,
+    jobTimeout: 30_000,
+  };
+  let pool: WorkerPool | undefined;
+
+  function pieceLengthFor(total: number, workers: number): number {
+    return settings.pieceLength || autoPieceLength(total, workers);
+  }
+
+  function workerCount(): number {
+    return settings.workers > 0 ? settings.workers : Math.max(1, platform.concurrency());
+  }
+
+  function getPool(): WorkerPool | undefined {
+    const module = loadedModule();
+    if (!platform.spawn || !module) return undefined;
+    const { jobTimeout } = settings;
+    const timeout = (bytes: number) => jobTimeout + Math.ceil(bytes / 2 ** 20) * 100;
+    if (!pool) pool = new WorkerPool(platform.spawn, module, settings.workerUrl ?? platform.workerUrl(), workerCount(), timeout);
+    return pool.broken ? undefined : pool;
+  }
+
+  /** Sets pool size, threshold or worker URL; a running pool is replaced. */
+  function configureParallel(next: ParallelSettings): void {
+    checkOptions(next, 'settings');
+    const merged = { ...settings, ...next };
+    for (const name of ['workers', 'threshold', 'pieceLength', 'jobTimeout'] as const) {
+      const value = merged[name];
+      if (typeof value !== 'number') throw new TypeError(`blake3-kit: settings.${name} must be a number`);
+      if (!Number.isInteger(value) || value < 0) throw new RangeError(`blake3-kit: settings.${name} must be a non-negative integer`);
+    }
+    const { pieceLength } = merged;
+    if (pieceLength !== 0 && (pieceLength < 1024 || (pieceLength & (pieceLength - 1)) !== 0 || pieceLength > 2 ** 30)) {
+      throw new RangeError('blake3-kit: settings.pieceLength must be 0 or a power of two from 1024 to 2^30');
+    }
+    settings = merged;
+    terminateWorkers();
+  }
+
+  /** What the current pool has done: workers started and lost, jobs done by
+   * workers and on this thread after a loss, and why workers were given up
+   * on, if they were. */
+  function parallelStatus() {
+    return { workers: pool?.size ?? 0, ...(pool?.stats ?? { started: 0, lost: 0, jobs: 0, fallbacks: 0 }), broken: pool?.broken?.message };
+  }
+
+  /** Stops the workers now; the next parallel hash starts new ones. */
+  function terminateWorkers(): void {
+    pool?.terminate();
+    pool = undefined;
+  }
+
+  /**
+   * Feeds pieces to the pool and merges the results: `next()` yields each
+   * piece (offset order, all but the last of `pieceLength` bytes) with a way
+   * to recompute it here if its worker is lost.
+   */
+  async function runTree(
+    tree: Mode_,
+    pieces: AsyncIterable<{ bytes: Uint8Array; shared: boolean; recompute: (() => Uint8Array | Promise<Uint8Array>) | undefined }>,
+    options: ParallelOptions | undefined,
+    total: number | undefined,
+    workers: WorkerPool,
+    release: (bytes: Uint8Array) => void,
+  ): Promise<{ cvs: Uint8Array[]; length: number }> {
+    const { signal, onProgress } = options ?? {};
+    const cvs: Uint8Array[] = [];
+    const running = new Set<Promise<void>>();
+    let length = 0;
+    let done = 0;
+    let failure: unknown;
+    const limit = workers.size * PIECES_PER_WORKER;
+    for await (const { bytes, shared, recompute } of pieces) {
+      signal?.throwIfAborted();
+      if (failure) throw failure;
+      const index = cvs.length;
+      const offset = length;
+      cvs.push(undefined!);
+      length += bytes.length;
+      const size = bytes.length;
+      const task = workers
+        .run({
+          mode: tree.mode,
+          key: tree.key,
+          offset,
+          bytes,
+          transfer: !shared,
+          fallback: recompute && (async () => subtreeChainingValue(tree.mode, tree.key, offset, await recompute())),
+        })
+        .then((result) => {
+          cvs[index] = result.cv;
+          release(result.bytes ?? bytes);
+          done += size;
+          onProgress?.(done, total);
+        })
+        .catch((error: unknown) => {
+          failure ??= error;
+        });
+      running.add(task);
+      task.finally(() => running.delete(task));
+      while (running.size >= limit) await abortable(Promise.race(running), signal);
+    }
+    signal?.throwIfAborted();
+    await abortable(Promise.all(running), signal);
+    if (failure) throw failure;
+    return { cvs, length };
+  }
+
+  function finish(tree: Mode_, cvs: Uint8Array[], pieceLength: number, length: number, outLength: number): Uint8Array {
+    return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, length, outLength);
+  }
+
+  /** BLAKE3 of an in-memory input, hashed across the worker pool. */
+  async function hashParallel(input: Input, options?: ParallelOptions): Promise<Uint8Array> {
+    const { tree, length: outLength } = prepare(options);
+    options?.signal?.throwIfAborted();
+    const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : toBytes(input, 'input');
+    const workers = bytes.length > settings.threshold ? getPool() : undefined;
+    if (!workers) return serialHash(bytes, options, outLength);
+    const pieceLength = pieceLengthFor(bytes.length, workers.size);
+    if (bytes.length <= pieceLength) return serialHash(bytes, options, outLength);
+    const inputShared = isShared(bytes.buffer);
+    const staging = new PieceBuffers(pieceLength, platform.sharedMemory() && !inputShared);
+    async function* pieces() {
+      for (let offset = 0; offset < bytes.length; offset += pieceLength) {
+        const view = bytes.subarray(offset, offset + pieceLength);
+        const recompute = () => view;
+        if (inputShared) yield { bytes: view, shared: true, recompute };
+        else yield { bytes: staging.copy(view), shared: staging.shared, recompute };
+      }
+    }
+    const { cvs } = await runTree(tree, pieces(), options, bytes.length, workers, (b) => staging.release(b));
+    return finish(tree, cvs, pieceLength, bytes.length, outLength);
+  }
+
+  /** BLAKE3 of a Blob or File, read in slices while workers hash earlier ones. */
+  async function hashBlob(blob: Blob, options?: ParallelOptions): Promise<Uint8Array> {
+    if (typeof Blob === 'undefined' || !(blob instanceof Blob)) throw new TypeError('blake3-kit: blob must be a Blob or File');
+    const { tree, length: outLength } = prepare(options);
+    options?.signal?.throwIfAborted();
+    const total = blob.size;
+    const workers = total > settings.threshold ? getPool() : undefined;
+    if (!workers) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), options?.signal)), options, outLength);
+    const pieceLength = pieceLengthFor(total, workers.size);
+    if (total <= pieceLength) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), options?.signal)), options, outLength);
+    const read = (offset: number) => blob.slice(offset, offset + pieceLength).arrayBuffer().then((b) => new Uint8Array(b));
+    async function* pieces() {
+      // One slice read ahead, so reading overlaps hashing.
+      let next = read(0);
+      for (let offset = 0; offset < total; offset += pieceLength) {
+        const bytes = await abortable(next, options?.signal);
+        if (offset + pieceLength < total) next = read(offset + pieceLength);
+        yield { bytes, shared: false, recompute: () => read(offset) };
+      }
+    }
+    const { cvs } = await runTree(tree, pieces(), options, total, workers, () => {});
+    return finish(tree, cvs, pieceLength, total, outLength);
+  }
+
+  /** BLAKE3 of a stream (web ReadableStream, Node Readable or any async
+   * iterable of bytes) in fixed 1 MiB pieces, hashed by the pool while the
+   * stream is read. At most two pieces per worker are held at once. */
+  async function hashStream(source: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>, options?: ParallelOptions): Promise<Uint8Array> {
+    const { tree, length: outLength } = prepare(options);
+    const iterable = source as Partial<AsyncIterable<unknown>>;
+    if (source === null || typeof source !== 'object' || typeof iterable[Symbol.asyncIterator] !== 'function') {
+      throw new TypeError('blake3-kit: source must be a ReadableStream, Readable or async iterable of bytes');
+    }
+    const signal = options?.signal;
+    signal?.throwIfAborted();
+    const iterator = (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+    const onAbort = () => void iterator.return?.();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await streamTree(iterator, tree, outLength, options);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      await iterator.return?.();
+    }
+  }
+
+  async function streamTree(
+    iterator: AsyncIterator<Uint8Array | string>,
+    tree: Mode_,
+    outLength: number,
+    options: ParallelOptions | undefined,
+  ): Promise<Uint8Array> {
+    const signal = options?.signal;
+    const encoder = new TextEncoder();
+    const bytesOf = (value: Uint8Array | string) => (typeof value === 'string' ? encoder.encode(value) : toBytes(value, 'chunk'));
+    const workers = getPool();
+    if (!workers) {
+      // No workers here: the same stream, hashed on this thread.
+      using hasher = new Hasher(modeOptions(options));
+      let done = 0;
+      for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
+        signal?.throwIfAborted();
+        const chunk = bytesOf(step.value);
+        hasher.update(chunk);
+        options?.onProgress?.((done += chunk.length));
+      }
+      signal?.throwIfAborted();
+      return hasher.digest({ length: outLength });
+    }
+    const pieceLength = settings.pieceLength || STREAM_PIECE;
+    const buffers = new PieceBuffers(pieceLength, platform.sharedMemory());
+    let whole: Uint8Array | undefined;
+    async function* pieces() {
+      let current = buffers.take();
+      let filled = 0;
+      // A full piece is held until a byte beyond it arrives: a stream of at
+      // most one piece has no subtrees and is hashed here, as the root.
+      let held: Uint8Array | undefined;
+      let yielded = false;
+      for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
+        signal?.throwIfAborted();
+        let chunk = bytesOf(step.value);
+        while (chunk.length > 0) {
+          if (held) {
+            yield { bytes: held, shared: buffers.shared, recompute: sharedOnly(held, buffers.shared) };
+            held = undefined;
+            yielded = true;
+          }
+          const take = Math.min(chunk.length, pieceLength - filled);
+          current.set(chunk.subarray(0, take), filled);
+          filled += take;
+          chunk = chunk.subarray(take);
+          if (filled === pieceLength) {
+            held = current;
+            current = buffers.take();
+            filled = 0;
+          }
+        }
+      }
+      if (!yielded && (held === undefined || filled === 0)) {
+        whole = held ?? current.subarray(0, filled);
+        return;
+      }
+      if (held) yield { bytes: held, shared: buffers.shared, recompute: sharedOnly(held, buffers.shared) };
+      const last = current.subarray(0, filled);
+      if (filled > 0) yield { bytes: last, shared: buffers.shared, recompute: sharedOnly(last, buffers.shared) };
+    }
+    const { cvs, length } = await runTree(tree, pieces(), options, undefined, workers, (b) => buffers.release(b));
+    if (whole !== undefined) {
+      options?.onProgress?.(whole.length);
+      return hash(whole, { ...modeOptions(options), length: outLength });
+    }
+    return finish(tree, cvs, pieceLength, length, outLength);
+  }
+
+  return { hashParallel, hashBlob, hashStream, configureParallel, terminateWorkers, parallelStatus };
+}
+
+function serialHash(bytes: Uint8Array, options: ParallelOptions | undefined, outLength: number): Uint8Array {
+  const digest = hash(bytes, { ...modeOptions(options), length: outLength });
+  options?.onProgress?.(bytes.length, bytes.length);
+  return digest;
+}
+
+function modeOptions(options: ParallelOptions | undefined): HashOptions {
+  return options?.key !== undefined ? { key: options.key } : options?.context !== undefined ? { context: options.context } : {};
+}
+
+/** A stream piece can be rehashed here after a lost worker only if it was
+ * shared: a transferred piece left this thread. */
+function sharedOnly(bytes: Uint8Array, shared: boolean): (() => Uint8Array) | undefined {
+  return shared ? () => bytes : undefined;
+}
+
+function isShared(buffer: ArrayBufferLike): boolean {
+  return typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer;
+}
+
+/** Piece-sized buffers, reused: shared memory where it can be posted,
+ * otherwise plain buffers that travel to a worker and back. */
+class PieceBuffers {
+  readonly shared: boolean;
+  readonly #length: number;
+  readonly #free: Uint8Array[] = [];
+
+  constructor(length: number, shared: boolean) {
+    this.#length = length;
+    this.shared = shared;
+  }
+
+  take(): Uint8Array {
+    return this.#free.pop() ?? new Uint8Array(this.shared ? new SharedArrayBuffer(this.#length) : new ArrayBuffer(this.#length));
+  }
+
+  copy(view: Uint8Array): Uint8Array {
+    const buffer = this.take();
+    buffer.set(view);
+    return view.length === this.#length ? buffer : buffer.subarray(0, view.length);
+  }
+
+  release(bytes: Uint8Array): void {
+    if (bytes.buffer.byteLength === this.#length && bytes.byteOffset === 0) this.#free.push(new Uint8Array(bytes.buffer, 0, this.#length));
+  }
+}

@@ -1,0 +1,196 @@
+// One pool of hashing workers per page or process, started lazily. Each
+// worker has at most MAX_IN_FLIGHT jobs, so the next job is already queued in
+// the worker when it finishes one. A worker that fails to load, throws, exits
+// or is terminated is detected at once (its error or exit event): its jobs go
+// to their fallback (hashing on the calling thread) or are rejected, and the
+// worker is replaced on the next dispatch. After three workers in a row fail
+// before ever becoming ready, the pool gives up and reports why.
+
+import type { Mode } from '../core.js';
+import type { FromWorker, ToWorker } from './protocol.js';
+
+const MAX_IN_FLIGHT = 2;
+const MAX_SPAWN_FAILURES = 3;
+
+export interface WorkerHandle {
+  post(message: ToWorker, transfer?: Transferable[]): void;
+  terminate(): void;
+  /** Node: keep the process alive only while jobs are running. */
+  ref?(): void;
+  unref?(): void;
+}
+
+export type SpawnWorker = (url: URL | string, onMessage: (message: FromWorker) => void, onFailure: (error: Error) => void) => WorkerHandle;
+
+export interface JobSpec {
+  mode: Mode;
+  key: Uint8Array | undefined;
+  offset: number;
+  bytes: Uint8Array;
+  /** Move `bytes` to the worker (it comes back with the result). */
+  transfer: boolean;
+  /** Computes the same chaining value on this thread if the worker is lost. */
+  fallback: (() => Uint8Array | Promise<Uint8Array>) | undefined;
+}
+
+export interface JobResult {
+  cv: Uint8Array;
+  /** The transferred bytes, returned by the worker for reuse. */
+  bytes: Uint8Array | undefined;
+}
+
+interface Job extends JobSpec {
+  id: number;
+  timer?: ReturnType<typeof setTimeout>;
+  resolve(result: JobResult): void;
+  reject(error: Error): void;
+}
+
+interface Member {
+  handle: WorkerHandle;
+  ready: boolean;
+  jobs: Map<number, Job>;
+}
+
+export class WorkerPool {
+  readonly #spawn: SpawnWorker;
+  readonly #module: WebAssembly.Module;
+  readonly #url: URL | string;
+  readonly size: number;
+  #members: Member[] = [];
+  #queue: Job[] = [];
+  #nextId = 1;
+  #spawnFailures = 0;
+  #broken: Error | undefined;
+  #terminated = false;
+  /** Counters for diagnostics and tests. */
+  readonly stats = { started: 0, lost: 0, jobs: 0, fallbacks: 0 };
+
+  readonly #jobTimeout: (bytes: number) => number;
+
+  /** `jobTimeout(bytes)`: milliseconds without an answer after which a
+   * worker counts as lost. A browser worker that dies silently (it closed
+   * itself, or its process crashed) sends no event at all. */
+  constructor(spawn: SpawnWorker, module: WebAssembly.Module, url: URL | string, size: number, jobTimeout: (bytes: number) => number) {
+    this.#spawn = spawn;
+    this.#module = module;
+    this.#url = url;
+    this.size = size;
+    this.#jobTimeout = jobTimeout;
+  }
+
+  /** Why the pool stopped using workers, if it did. */
+  get broken(): Error | undefined {
+    return this.#broken;
+  }
+
+  run(spec: JobSpec): Promise<JobResult> {
+    return new Promise<JobResult>((resolve, reject) => {
+      const job: Job = { ...spec, id: this.#nextId++, resolve, reject };
+      if (this.#terminated) return reject(new Error('blake3-kit: the worker pool was terminated'));
+      if (this.#broken) return this.#fallBack(job, this.#broken);
+      this.#queue.push(job);
+      this.#dispatch();
+    });
+  }
+
+  /** Stops every worker; running jobs reject. The next hash starts a new pool. */
+  terminate(): void {
+    this.#terminated = true;
+    const error = new Error('blake3-kit: the worker pool was terminated');
+    for (const member of this.#members) {
+      member.handle.terminate();
+      for (const job of member.jobs.values()) {
+        clearTimeout(job.timer);
+        job.reject(error);
+      }
+    }
+    for (const job of this.#queue) job.reject(error);
+    this.#members = [];
+    this.#queue = [];
+  }
+
+  #dispatch(): void {
+    while (this.#queue.length > 0) {
+      let member = this.#members.reduce<Member | undefined>(
+        (best, m) => (m.jobs.size < MAX_IN_FLIGHT && (!best || m.jobs.size < best.jobs.size) ? m : best),
+        undefined,
+      );
+      if ((!member || member.jobs.size > 0) && this.#members.length < this.size) member = this.#add();
+      if (!member) return;
+      const job = this.#queue.shift()!;
+      member.jobs.set(job.id, job);
+      member.handle.ref?.();
+      const limit = this.#jobTimeout(job.bytes.length);
+      job.timer = setTimeout(() => this.#onFailure(member, new Error(`no answer within ${limit} ms`)), limit);
+      (job.timer as { unref?: () => void }).unref?.();
+      const { id, mode, key, offset, bytes, transfer } = job;
+      member.handle.post({ type: 'job', id, mode, key, offset, bytes, returnBytes: transfer }, transfer ? [bytes.buffer as ArrayBuffer] : []);
+    }
+  }
+
+  #add(): Member {
+    const member: Member = { handle: undefined!, ready: false, jobs: new Map() };
+    member.handle = this.#spawn(
+      this.#url,
+      (message) => this.#onMessage(member, message),
+      (error) => this.#onFailure(member, error),
+    );
+    member.handle.post({ type: 'init', module: this.#module });
+    this.#members.push(member);
+    this.stats.started++;
+    return member;
+  }
+
+  #onMessage(member: Member, message: FromWorker): void {
+    switch (message.type) {
+      case 'ready':
+        member.ready = true;
+        this.#spawnFailures = 0;
+        return;
+      case 'init-failed':
+        return this.#onFailure(member, new Error(`blake3-kit: a worker could not load the wasm module: ${message.message}`));
+      case 'done':
+      case 'failed': {
+        const job = member.jobs.get(message.id);
+        if (!job) return;
+        member.jobs.delete(message.id);
+        clearTimeout(job.timer);
+        if (member.jobs.size === 0) member.handle.unref?.();
+        if (message.type === 'done') {
+          this.stats.jobs++;
+          job.resolve({ cv: message.cv, bytes: message.bytes });
+        }
+        else this.#fallBack(job, new Error(`blake3-kit: a worker failed: ${message.message}`));
+        this.#dispatch();
+      }
+    }
+  }
+
+  #onFailure(member: Member, error: Error): void {
+    const index = this.#members.indexOf(member);
+    if (index < 0) return; // already handled (error and exit both fire)
+    this.#members.splice(index, 1);
+    member.handle.terminate();
+    this.stats.lost++;
+    if (!member.ready && ++this.#spawnFailures >= MAX_SPAWN_FAILURES) {
+      this.#broken = new Error(`blake3-kit: workers keep failing to start; hashing on this thread instead (${error.message})`, { cause: error });
+    }
+    const lost = new Error(`blake3-kit: a worker was lost during a job: ${error.message}`, { cause: error });
+    for (const job of member.jobs.values()) this.#fallBack(job, lost);
+    if (this.#broken) {
+      for (const job of this.#queue.splice(0)) this.#fallBack(job, this.#broken);
+    } else {
+      this.#dispatch();
+    }
+  }
+
+  #fallBack(job: Job, error: Error): void {
+    clearTimeout(job.timer);
+    if (!job.fallback) return job.reject(error);
+    this.stats.fallbacks++;
+    Promise.resolve()
+      .then(job.fallback)
+      .then((cv) => job.resolve({ cv, bytes: undefined }), job.reject);
+  }
+}

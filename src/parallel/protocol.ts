@@ -1,0 +1,23 @@
+// Messages between the calling thread and hashing workers.
+
+import type { Mode } from '../core.js';
+
+export type ToWorker =
+  | { type: 'init'; module: WebAssembly.Module }
+  | {
+      type: 'job';
+      id: number;
+      mode: Mode;
+      /** The key, or derive_key's context key; absent in hash mode. */
+      key: Uint8Array | undefined;
+      offset: number;
+      bytes: Uint8Array;
+      /** Send `bytes` back (transferred) with the result, for reuse. */
+      returnBytes: boolean;
+    };
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'init-failed'; message: string }
+  | { type: 'done'; id: number; cv: Uint8Array; bytes: Uint8Array | undefined }
+  | { type: 'failed'; id: number; message: string };

@@ -1,0 +1,82 @@
+// BLAKE3 tree pieces, for hashing in parallel: the chaining value of a
+// subtree at an input offset, and the merges of two chaining values (upstream
+// hazmat's set_input_offset, finalize_non_root, merge_subtrees_*).
+
+import { core, fail, keyArea, newSlot, staging, stagingLen, type Mode } from './core.js';
+import { updateSlotBytes } from './slot-io.js';
+
+const TWO_32 = 2 ** 32;
+export const CHUNK_LEN = 1024;
+
+/** Bytes in the left subtree of an input of `length` bytes (> 1 chunk): the
+ * largest power-of-two number of whole chunks below it. */
+export function leftSubtreeLength(length: number): number {
+  const fullChunks = Math.floor((length - 1) / CHUNK_LEN);
+  let power = 1; // integer doubling: Math.log2 rounds up just below 2^50
+  while (power * 2 <= fullChunks) power *= 2;
+  return power * CHUNK_LEN;
+}
+
+/** The non-root chaining value of `bytes`, which start at input `offset` (a
+ * multiple of 1024) and form a whole subtree there. */
+export function subtreeChainingValue(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
+  if (key !== undefined) keyArea.set(key);
+  const slot = newSlot(mode);
+  try {
+    let code = core!.hasher_set_input_offset(slot, offset % TWO_32, Math.floor(offset / TWO_32));
+    if (code < 0) fail(code, 'hasher_set_input_offset');
+    updateSlotBytes(slot, bytes);
+    code = core!.hasher_finalize_non_root(slot);
+    if (code < 0) fail(code, 'hasher_finalize_non_root');
+    return staging.slice(0, 32);
+  } finally {
+    core!.hasher_free(slot);
+  }
+}
+
+function stagePair(left: Uint8Array, right: Uint8Array, key: Uint8Array | undefined): void {
+  if (key !== undefined) keyArea.set(key);
+  staging.set(left, 0);
+  staging.set(right, 32);
+}
+
+export function mergeNonRoot(mode: Mode, key: Uint8Array | undefined, left: Uint8Array, right: Uint8Array): Uint8Array {
+  stagePair(left, right, key);
+  const code = core!.merge_non_root(mode);
+  if (code < 0) fail(code, 'merge_non_root');
+  return staging.slice(0, 32);
+}
+
+/** `length` bytes of root output from the two top-level chaining values. */
+export function mergeRoot(mode: Mode, key: Uint8Array | undefined, left: Uint8Array, right: Uint8Array, length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  for (let done = 0; done < length; ) {
+    const count = Math.min(stagingLen, length - done);
+    stagePair(left, right, key);
+    const code = core!.merge_root(mode, count, done % TWO_32, Math.floor(done / TWO_32));
+    if (code < 0) fail(code, 'merge_root');
+    out.set(staging.subarray(0, count), done);
+    done += count;
+  }
+  return out;
+}
+
+/** Merges the chaining values of consecutive `pieceLength`-byte pieces (a
+ * power of two, the last piece possibly shorter) of a `length`-byte input
+ * into its root output, in the tree's own shape. */
+export function rootFromPieces(
+  mode: Mode,
+  key: Uint8Array | undefined,
+  pieces: Uint8Array[],
+  pieceLength: number,
+  length: number,
+  outLength: number,
+): Uint8Array {
+  const cv = (offset: number, size: number): Uint8Array => {
+    if (size <= pieceLength) return pieces[offset / pieceLength]!;
+    const left = leftSubtreeLength(size);
+    return mergeNonRoot(mode, key, cv(offset, left), cv(offset + left, size - left));
+  };
+  const left = leftSubtreeLength(length);
+  return mergeRoot(mode, key, cv(0, left), cv(left, length - left), outLength);
+}

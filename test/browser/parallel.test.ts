@@ -1,0 +1,21 @@
+import { expect, it } from 'vitest';
+import { parallelSuite } from '../shared/parallel-cases.js';
+import { flavour } from '../shared/setup.js';
+
+// The shipped bundle: workers run dist/worker.js. The simd project is
+// cross-origin isolated (pieces are shared), the scalar one is not (pieces
+// are transferred), so both transports are covered.
+const lib = await import(/* @vite-ignore */ '/dist/browser.js');
+await lib.init({ flavour });
+parallelSuite(lib, {
+  dyingWorker: new URL('./workers/dying-worker.js', import.meta.url),
+  brokenWorker: new URL('./workers/broken-worker.js', import.meta.url),
+  shared: globalThis.crossOriginIsolated === true,
+});
+
+it('hashes a File as picked from an <input>', async () => {
+  const bytes = new Uint8Array(3 << 20).map((_, i) => i * 31);
+  const file = new File([bytes], 'picked.bin', { type: 'application/octet-stream' });
+  lib.configureParallel({ threshold: 0, pieceLength: 0, workerUrl: undefined });
+  expect(lib.toHex(await lib.hashBlob(file))).toBe(lib.toHex(lib.hash(bytes)));
+});
