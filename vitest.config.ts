@@ -32,8 +32,8 @@ function nodeProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration
     test: {
       name: `node-${flavour}`,
       include: [...shared, 'test/node/**/*.test.ts'],
-      // The CLI picks its own backend; comparing it with b3sum once is enough.
-      exclude: flavour === 'simd' ? [] : ['test/node/cli.test.ts'],
+      // The CLI and the example page pick their own backend: testing them once is enough.
+      exclude: flavour === 'simd' ? [] : ['test/node/cli.test.ts', 'test/node/example-page.test.ts'],
       provide: { flavour },
       environment: 'node',
       pool: 'forks',
