@@ -145,9 +145,12 @@ async function runtime(name, label, impls, measure, cold, extra = {}) {
     notes: NOTES,
     ...extra,
   };
-  const out = writeOutputs(data);
   const base = `${name}-${partial ? 'partial-' : ''}${stamp}`;
   const latest = `latest-${name}${partial ? '-partial' : ''}`;
+  // The raw data first, so a bug in the rendering can never lose a run
+  // (--render redoes the rest from it).
+  writeFileSync(join(benchDir, 'results', `${base}.json`), JSON.stringify(data, null, 1));
+  const out = writeOutputs(data);
   for (const ext of ['md', 'json', 'svg']) {
     const file = join(benchDir, 'results', `${base}.${ext}`);
     writeFileSync(file, out[ext]);

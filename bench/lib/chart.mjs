@@ -28,7 +28,7 @@ export function chartSvg(data, byImpl) {
   const rates = [];
   for (const name in byImpl) for (const m in byImpl[name]) for (const s in byImpl[name][m]) {
     const c = byImpl[name][m][s];
-    if (c.status === 'ok' && m !== 'xof') rates.push(c.mbps);
+    if (c.status === 'ok' && m !== 'xof' && Number.isFinite(c.mbps) && c.mbps > 0) rates.push(c.mbps);
   }
   if (!rates.length || sizes.length < 2) return '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>';
   const yMin = 10 ** Math.floor(Math.log10(Math.min(...rates)));
@@ -61,7 +61,7 @@ export function chartSvg(data, byImpl) {
     const Y = (v) => y0 - ((Math.log10(v) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin))) * (y0 - y1);
     out.push(`<text x="${x0}" y="${oy + 22}" font-size="14" font-weight="bold">${esc(mode.title)}</text>`);
     // Grid and axes.
-    for (let d = yMin; d <= yMax * 1.001; d *= 10) {
+    for (let d = yMin; d <= yMax * 1.001 && d < 1e12; d *= 10) {
       for (const f of [1, 2, 5]) {
         const v = d * f;
         if (v > yMax * 1.001) break;
@@ -88,7 +88,7 @@ export function chartSvg(data, byImpl) {
       const segs = [seg];
       for (const s of modeSizes) {
         const c = byImpl[impl.name]?.[mode.id]?.[s];
-        if (c?.status === 'ok') seg.push([X(s), Y(c.mbps)]);
+        if (c?.status === 'ok' && rates.includes(c.mbps)) seg.push([X(s), Y(c.mbps)]);
         else if (c && c.status !== 'n/a' || seg.length) segs.push((seg = []));
       }
       for (const sg of segs) {
