@@ -1,0 +1,122 @@
+//! The portable kernel: BLAKE3's compression on eight `u32` locals per row,
+//! all seven rounds unrolled. The scalar build uses it for everything; the
+//! SIMD build uses it for single blocks (chunk states, the CV stack, root
+//! output), where the rounds are a sequential dependency chain and spreading a
+//! block's rows over v128 lanes costs more in shuffles than it saves.
+//!
+//! Measured (bench/kernel-ab.mjs, Node 20, 2-core EPYC, MB/s medians of
+//! `hash()`; A = the official crate 1.8.7, B = this code):
+//! see the table in wasm_simd.rs for the SIMD build and the commit messages.
+
+use super::{Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
+
+#[inline(always)]
+fn g(v: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize, x: u32, y: u32) {
+    v[a] = v[a].wrapping_add(v[b]).wrapping_add(x);
+    v[d] = (v[d] ^ v[a]).rotate_right(16);
+    v[c] = v[c].wrapping_add(v[d]);
+    v[b] = (v[b] ^ v[c]).rotate_right(12);
+    v[a] = v[a].wrapping_add(v[b]).wrapping_add(y);
+    v[d] = (v[d] ^ v[a]).rotate_right(8);
+    v[c] = v[c].wrapping_add(v[d]);
+    v[b] = (v[b] ^ v[c]).rotate_right(7);
+}
+
+#[inline(always)]
+fn round(v: &mut [u32; 16], m: &[u32; 16], r: usize) {
+    let s = &MSG_SCHEDULE[r];
+    // Columns, then diagonals.
+    g(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
+    g(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
+    g(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
+    g(v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
+    g(v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
+    g(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
+    g(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
+    g(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
+}
+
+/// The state after the seven rounds, before the feed-forward.
+#[inline(always)]
+fn rounds(cv: &Words, m: &[u32; 16], block_len: u32, counter: u64, flags: u32) -> [u32; 16] {
+    #[rustfmt::skip]
+    let mut v = [
+        cv[0], cv[1], cv[2], cv[3], cv[4], cv[5], cv[6], cv[7],
+        IV[0], IV[1], IV[2], IV[3], counter as u32, (counter >> 32) as u32, block_len, flags,
+    ];
+    // Seven calls rather than a loop: with a constant round number the
+    // schedule lookups fold into plain locals (a loop stays rolled, and reads
+    // the schedule from memory).
+    round(&mut v, m, 0);
+    round(&mut v, m, 1);
+    round(&mut v, m, 2);
+    round(&mut v, m, 3);
+    round(&mut v, m, 4);
+    round(&mut v, m, 5);
+    round(&mut v, m, 6);
+    v
+}
+
+// One out-of-line copy of the rounds serves both entry points: the unrolled
+// rounds are ~3.5 KB of wasm, and the call costs nothing next to them.
+#[inline(never)]
+fn compress(cv: &Words, m: &[u32; 16], block_len: u32, counter: u64, flags: u32) -> [u32; 16] {
+    rounds(cv, m, block_len, counter, flags)
+}
+
+#[inline(always)]
+pub fn compress_in_place(cv: &mut Words, m: &[u32; 16], block_len: u32, counter: u64, flags: u32) {
+    let v = compress(cv, m, block_len, counter, flags);
+    for i in 0..8 {
+        cv[i] = v[i] ^ v[i + 8];
+    }
+}
+
+#[inline(always)]
+pub fn compress_xof(cv: &Words, m: &[u32; 16], block_len: u32, counter: u64, flags: u32) -> [u32; 16] {
+    let mut v = compress(cv, m, block_len, counter, flags);
+    for i in 0..8 {
+        v[i] ^= v[i + 8];
+        v[i + 8] ^= cv[i];
+    }
+    v
+}
+
+/// The chaining value of one whole chunk.
+pub fn hash_chunk(chunk: &[u8; CHUNK_LEN], key: &Words, counter: u64, flags: u32) -> Words {
+    let mut cv = *key;
+    for (i, block) in chunk.as_chunks::<BLOCK_LEN>().0.iter().enumerate() {
+        let mut block_flags = flags;
+        if i == 0 {
+            block_flags |= CHUNK_START;
+        }
+        if i == CHUNK_LEN / BLOCK_LEN - 1 {
+            block_flags |= CHUNK_END;
+        }
+        compress_in_place(&mut cv, &super::words_from_block(block), BLOCK_LEN as u32, counter, block_flags);
+    }
+    cv
+}
+
+pub fn hash_chunks(input: &[u8], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
+    for (i, (chunk, cv)) in input.as_chunks::<CHUNK_LEN>().0.iter().zip(out.iter_mut()).enumerate() {
+        *cv = hash_chunk(chunk, key, counter + i as u64, flags);
+    }
+}
+
+/// The parent chaining value of two children.
+#[inline(always)]
+pub fn parent_cv(left: &Words, right: &Words, key: &Words, flags: u32) -> Words {
+    let mut block = [0; 16];
+    block[..8].copy_from_slice(left);
+    block[8..].copy_from_slice(right);
+    let mut cv = *key;
+    compress_in_place(&mut cv, &block, BLOCK_LEN as u32, 0, flags | PARENT);
+    cv
+}
+
+pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) {
+    for i in 0..cvs.len() / 2 {
+        cvs[i] = parent_cv(&cvs[2 * i], &cvs[2 * i + 1], key, flags);
+    }
+}

@@ -1,0 +1,262 @@
+//! The simd128 kernel: four chunks (or four parents) at once, one v128 per
+//! state word with lane j belonging to input j, as upstream's `hash4`.
+//!
+//! Only built with the `simd` feature and `+simd128`; single blocks go through
+//! the portable kernel in this build too (see portable.rs).
+
+use super::{portable, Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
+use core::arch::wasm32::*;
+
+const DEGREE: usize = 4;
+
+#[inline(always)]
+fn add(a: v128, b: v128) -> v128 {
+    i32x4_add(a, b)
+}
+
+#[inline(always)]
+fn xor(a: v128, b: v128) -> v128 {
+    v128_xor(a, b)
+}
+
+#[inline(always)]
+fn splat(x: u32) -> v128 {
+    u32x4_splat(x)
+}
+
+/// The byte shuffles that rotate each 32-bit lane right by 8 and 16 bits.
+static ROT8_MASK: v128 = i8x16(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12);
+static ROT16_MASK: v128 = i8x16(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+
+/// The rotation masks as values, for `i8x16.swizzle`.
+///
+/// Why not `i8x16.shuffle` with constant lanes: V8 (x64) compiles a byte
+/// shuffle that is not one of its known patterns into `pshufb` with the mask
+/// rebuilt from two 64-bit immediates at every use (5 instructions for each
+/// rot8), and rot16 into `pshuflw` + `pshufhw`. A swizzle whose mask is a
+/// `v128.const` is a single `pshufb`, the constant kept in a register. LLVM
+/// turns a swizzle with a constant mask back into a shuffle, so the masks are
+/// read here with volatile loads (once per `hash4` call), and the build
+/// (`scripts/build-wasm.mjs`) replaces exactly those two loads with
+/// `v128.const`. Without that step the module is still correct, and V8 adds a
+/// `paddusb` range fix-up to each swizzle.
+#[derive(Clone, Copy)]
+struct Masks {
+    rot8: v128,
+    rot16: v128,
+}
+
+impl Masks {
+    #[inline(always)]
+    fn load() -> Self {
+        // SAFETY: reads of two immutable statics.
+        unsafe {
+            Masks {
+                rot8: core::ptr::read_volatile(&raw const ROT8_MASK),
+                rot16: core::ptr::read_volatile(&raw const ROT16_MASK),
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn rot16(x: v128, masks: &Masks) -> v128 {
+    i8x16_swizzle(x, masks.rot16)
+}
+
+#[inline(always)]
+fn rot12(x: v128) -> v128 {
+    v128_or(u32x4_shr(x, 12), u32x4_shl(x, 20))
+}
+
+#[inline(always)]
+fn rot8(x: v128, masks: &Masks) -> v128 {
+    i8x16_swizzle(x, masks.rot8)
+}
+
+#[inline(always)]
+fn rot7(x: v128) -> v128 {
+    v128_or(u32x4_shr(x, 7), u32x4_shl(x, 25))
+}
+
+/// One round on all four lanes: the four column G functions step by step
+/// side by side, then the four diagonal ones.
+#[inline(always)]
+fn round(v: &mut [v128; 16], m: &[v128; 16], r: usize, masks: &Masks) {
+    let s = &MSG_SCHEDULE[r];
+    #[rustfmt::skip]
+    half_round(v, [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15],
+        [m[s[0]], m[s[2]], m[s[4]], m[s[6]]], [m[s[1]], m[s[3]], m[s[5]], m[s[7]]], masks);
+    #[rustfmt::skip]
+    half_round(v, [0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14],
+        [m[s[8]], m[s[10]], m[s[12]], m[s[14]]], [m[s[9]], m[s[11]], m[s[13]], m[s[15]]], masks);
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn half_round(
+    v: &mut [v128; 16],
+    a: [usize; 4],
+    b: [usize; 4],
+    c: [usize; 4],
+    d: [usize; 4],
+    x: [v128; 4],
+    y: [v128; 4],
+    masks: &Masks,
+) {
+    for i in 0..4 {
+        v[a[i]] = add(add(v[a[i]], x[i]), v[b[i]]);
+    }
+    for i in 0..4 {
+        v[d[i]] = rot16(xor(v[d[i]], v[a[i]]), masks);
+    }
+    for i in 0..4 {
+        v[c[i]] = add(v[c[i]], v[d[i]]);
+    }
+    for i in 0..4 {
+        v[b[i]] = rot12(xor(v[b[i]], v[c[i]]));
+    }
+    for i in 0..4 {
+        v[a[i]] = add(add(v[a[i]], y[i]), v[b[i]]);
+    }
+    for i in 0..4 {
+        v[d[i]] = rot8(xor(v[d[i]], v[a[i]]), masks);
+    }
+    for i in 0..4 {
+        v[c[i]] = add(v[c[i]], v[d[i]]);
+    }
+    for i in 0..4 {
+        v[b[i]] = rot7(xor(v[b[i]], v[c[i]]));
+    }
+}
+
+/// Rows to columns: lane j of output i is lane i of input j.
+#[inline(always)]
+fn transpose(a: v128, b: v128, c: v128, d: v128) -> [v128; 4] {
+    let ab_01 = i32x4_shuffle::<0, 4, 1, 5>(a, b);
+    let ab_23 = i32x4_shuffle::<2, 6, 3, 7>(a, b);
+    let cd_01 = i32x4_shuffle::<0, 4, 1, 5>(c, d);
+    let cd_23 = i32x4_shuffle::<2, 6, 3, 7>(c, d);
+    [
+        i64x2_shuffle::<0, 2>(ab_01, cd_01),
+        i64x2_shuffle::<1, 3>(ab_01, cd_01),
+        i64x2_shuffle::<0, 2>(ab_23, cd_23),
+        i64x2_shuffle::<1, 3>(ab_23, cd_23),
+    ]
+}
+
+/// Message word i of block `offset / 64` of each input, as vector i.
+#[inline(always)]
+unsafe fn load_message(inputs: &[*const u8; DEGREE], offset: usize) -> [v128; 16] {
+    let mut m = [splat(0); 16];
+    for q in 0..4 {
+        let [a, b, c, d] = inputs.map(|p| unsafe { v128_load(p.add(offset + 16 * q).cast()) });
+        let t = transpose(a, b, c, d);
+        m[4 * q..4 * q + 4].copy_from_slice(&t);
+    }
+    m
+}
+
+/// Hashes `blocks` blocks of four inputs side by side and stores the four
+/// resulting chaining values at `out[0..4]`. Reads every block before the
+/// stores, so `out` may overlap the inputs (parents are merged in place).
+///
+/// # Safety
+/// Each input must be readable for `blocks * 64` bytes and `out` writable for
+/// four chaining values.
+// Out of line: one copy (~9 KB of wasm) serves chunks and parents, and the
+// call is nothing next to a 16-block chunk.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn hash4(
+    inputs: &[*const u8; DEGREE],
+    blocks: usize,
+    key: &Words,
+    counter: u64,
+    increment: bool,
+    flags: u32,
+    flags_start: u32,
+    flags_end: u32,
+    out: *mut Words,
+) {
+    let masks = Masks::load();
+    let mut h = key.map(splat);
+    let step = increment as u64;
+    let counters = [0, 1, 2, 3].map(|j| counter.wrapping_add(j * step));
+    let counter_lo = u32x4(counters[0] as u32, counters[1] as u32, counters[2] as u32, counters[3] as u32);
+    let counter_hi = u32x4(
+        (counters[0] >> 32) as u32,
+        (counters[1] >> 32) as u32,
+        (counters[2] >> 32) as u32,
+        (counters[3] >> 32) as u32,
+    );
+    let mut block_flags = flags | flags_start;
+    for block in 0..blocks {
+        if block + 1 == blocks {
+            block_flags |= flags_end;
+        }
+        let m = unsafe { load_message(inputs, block * BLOCK_LEN) };
+        #[rustfmt::skip]
+        let mut v = [
+            h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7],
+            splat(IV[0]), splat(IV[1]), splat(IV[2]), splat(IV[3]),
+            counter_lo, counter_hi, splat(BLOCK_LEN as u32), splat(block_flags),
+        ];
+        // Unrolled by hand, as in portable.rs.
+        round(&mut v, &m, 0, &masks);
+        round(&mut v, &m, 1, &masks);
+        round(&mut v, &m, 2, &masks);
+        round(&mut v, &m, 3, &masks);
+        round(&mut v, &m, 4, &masks);
+        round(&mut v, &m, 5, &masks);
+        round(&mut v, &m, 6, &masks);
+        for i in 0..8 {
+            h[i] = xor(v[i], v[i + 8]);
+        }
+        block_flags = flags;
+    }
+    let low = transpose(h[0], h[1], h[2], h[3]);
+    let high = transpose(h[4], h[5], h[6], h[7]);
+    for j in 0..DEGREE {
+        let dst: *mut v128 = unsafe { out.add(j) }.cast();
+        unsafe {
+            v128_store(dst, low[j]);
+            v128_store(dst.add(1), high[j]);
+        }
+    }
+}
+
+pub fn hash_chunks(input: &[u8], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
+    let n = out.len().min(input.len() / CHUNK_LEN);
+    let groups = n / DEGREE;
+    for g in 0..groups {
+        // SAFETY: chunks 4g..4g+4 are within `input`, CVs 4g..4g+4 within `out`.
+        unsafe {
+            let base = input.as_ptr().add(g * DEGREE * CHUNK_LEN);
+            let inputs = [0, 1, 2, 3].map(|j| base.add(j * CHUNK_LEN));
+            let counter = counter + (g * DEGREE) as u64;
+            let dst = out.as_mut_ptr().add(g * DEGREE);
+            hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, dst);
+        }
+    }
+    let done = groups * DEGREE;
+    portable::hash_chunks(&input[done * CHUNK_LEN..], key, counter + done as u64, flags, &mut out[done..n]);
+}
+
+pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) {
+    let pairs = cvs.len() / 2;
+    let groups = pairs / DEGREE;
+    let cv_ptr = cvs.as_mut_ptr();
+    for g in 0..groups {
+        // SAFETY: pairs 4g..4g+4 (CVs 8g..8g+8) are read before CVs 4g..4g+4
+        // are written, all within `cvs`.
+        unsafe {
+            let base: *const u8 = cv_ptr.add(2 * DEGREE * g).cast();
+            let inputs = [0, 1, 2, 3].map(|j| base.add(j * BLOCK_LEN));
+            hash4(&inputs, 1, key, 0, false, flags | PARENT, 0, 0, cv_ptr.add(DEGREE * g));
+        }
+    }
+    for i in groups * DEGREE..pairs {
+        cvs[i] = portable::parent_cv(&cvs[2 * i], &cvs[2 * i + 1], key, flags);
+    }
+}
