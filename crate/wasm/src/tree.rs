@@ -11,6 +11,8 @@
 //!   far) are hashed in one go, and their two top chaining values pushed;
 //! - the stack merges lazily, so the root is never merged early.
 
+use core::mem::MaybeUninit;
+
 use crate::kernel::{Kernel, Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, PARENT, ROOT};
 
 /// 2^54 chunks of 1 KiB make 2^64 bytes.
@@ -103,9 +105,12 @@ impl ChunkState {
     /// The last block stays buffered: only the next input shows it is not
     /// the chunk's last.
     pub fn update(&mut self, kernel: Kernel, mut input: &[u8]) {
+        // Lengths are clamped where the compiler can't see the invariant, so
+        // that no panic path is compiled in (see lib.rs).
         if self.buf_len > 0 {
-            let take = (BLOCK_LEN - self.buf_len as usize).min(input.len());
-            self.buf[self.buf_len as usize..][..take].copy_from_slice(&input[..take]);
+            let start = (self.buf_len as usize).min(BLOCK_LEN);
+            let take = (BLOCK_LEN - start).min(input.len());
+            self.buf[start..][..take].copy_from_slice(&input[..take]);
             self.buf_len += take as u8;
             input = &input[take..];
             if input.is_empty() {
@@ -115,18 +120,21 @@ impl ChunkState {
             self.compress(kernel, &block);
             self.buf_len = 0;
         }
-        while input.len() > BLOCK_LEN {
-            let Some((block, rest)) = input.split_first_chunk::<BLOCK_LEN>() else { break };
+        while let Some((block, rest)) = input.split_first_chunk::<BLOCK_LEN>() {
+            if rest.is_empty() {
+                break;
+            }
             self.compress(kernel, block);
             input = rest;
         }
-        self.buf[..input.len()].copy_from_slice(input);
-        self.buf_len = input.len() as u8;
+        let len = input.len().min(BLOCK_LEN);
+        self.buf[..len].copy_from_slice(&input[..len]);
+        self.buf_len = len as u8;
     }
 
     pub fn output(&self) -> Output {
         let mut block = [0u8; BLOCK_LEN];
-        let len = self.buf_len as usize;
+        let len = (self.buf_len as usize).min(BLOCK_LEN);
         block[..len].copy_from_slice(&self.buf[..len]);
         Output {
             cv: self.cv,
@@ -142,13 +150,14 @@ impl ChunkState {
 /// neighbours and carrying an odd last one up, until at most `target` remain;
 /// returns how many remain. This is BLAKE3's left-balanced tree.
 fn reduce(kernel: Kernel, cvs: &mut [Words], mut n: usize, key: &Words, flags: u32, target: usize) -> usize {
-    let n_max = cvs.len();
-    n = n.min(n_max);
-    while n > target {
+    n = n.min(cvs.len());
+    while n > target.max(1) {
         let pairs = n / 2;
         kernel.hash_parents(&mut cvs[..2 * pairs], key, flags);
         if n % 2 == 1 {
-            cvs[pairs] = cvs[n - 1];
+            if let Some(&last) = cvs.get(n - 1) {
+                cvs[pairs] = last;
+            }
         }
         n = pairs + n % 2;
     }
@@ -158,15 +167,15 @@ fn reduce(kernel: Kernel, cvs: &mut [Words], mut n: usize, key: &Words, flags: u
 /// The two top chaining values of a whole subtree of a power of two (at least
 /// two) chunks, numbered from `counter`.
 fn subtree_pair(kernel: Kernel, input: &[u8], key: &Words, counter: u64, flags: u32) -> [Words; 2] {
-    let chunks = input.len() / CHUNK_LEN;
-    if chunks <= BATCH_CHUNKS {
+    let chunks = input.as_chunks::<CHUNK_LEN>().0;
+    if chunks.len() <= BATCH_CHUNKS {
         let mut cvs = [[0u32; 8]; BATCH_CHUNKS];
-        kernel.hash_chunks(input, key, counter, flags, &mut cvs[..chunks]);
-        reduce(kernel, &mut cvs, chunks, key, flags, 2);
+        kernel.hash_chunks(chunks, key, counter, flags, &mut cvs);
+        reduce(kernel, &mut cvs, chunks.len(), key, flags, 2);
         return [cvs[0], cvs[1]];
     }
     let (left, right) = input.split_at(input.len() / 2);
-    let half = (chunks / 2) as u64;
+    let half = (chunks.len() / 2) as u64;
     [subtree_cv(kernel, left, key, counter, flags), subtree_cv(kernel, right, key, counter + half, flags)]
 }
 
@@ -184,15 +193,14 @@ pub fn hash_all(kernel: Kernel, input: &[u8], key: &Words, flags: u32) -> Output
         return chunk.output();
     }
     if input.len() <= BATCH_CHUNKS * CHUNK_LEN {
-        let full = input.len() / CHUNK_LEN;
-        let (whole, partial) = input.split_at(full * CHUNK_LEN);
+        let (whole, partial) = input.as_chunks::<CHUNK_LEN>();
         let mut cvs = [[0u32; 8]; BATCH_CHUNKS];
-        kernel.hash_chunks(whole, key, 0, flags, &mut cvs[..full]);
-        let mut n = full;
-        if !partial.is_empty() {
-            let mut chunk = ChunkState::new(key, full as u64, flags);
+        kernel.hash_chunks(whole, key, 0, flags, &mut cvs);
+        let mut n = whole.len();
+        if let (false, Some(cv)) = (partial.is_empty(), cvs.get_mut(n)) {
+            let mut chunk = ChunkState::new(key, n as u64, flags);
             chunk.update(kernel, partial);
-            cvs[full] = chunk.output().chaining_value(kernel);
+            *cv = chunk.output().chaining_value(kernel);
             n += 1;
         }
         reduce(kernel, &mut cvs, n, key, flags, 2);
@@ -212,7 +220,9 @@ pub struct Hasher {
     initial_counter: u64,
     stack_len: u8,
     /// One more than the depth: lazy merging leaves one extra CV on top.
-    stack: [Words; MAX_DEPTH + 1],
+    /// Entries from `stack_len` up are never read, so they start
+    /// uninitialised: zeroing them cost 2 KB of unrolled stores in wasm.
+    stack: [MaybeUninit<Words>; MAX_DEPTH + 1],
 }
 
 impl Hasher {
@@ -222,7 +232,7 @@ impl Hasher {
             chunk: ChunkState::new(key, 0, flags),
             initial_counter: 0,
             stack_len: 0,
-            stack: [[0; 8]; MAX_DEPTH + 1],
+            stack: [MaybeUninit::uninit(); MAX_DEPTH + 1],
         }
     }
 
@@ -247,12 +257,26 @@ impl Hasher {
         self.initial_counter = counter;
     }
 
+    /// Stack entry `i`, if it is below the top.
+    fn entry(&self, i: usize) -> Option<Words> {
+        if i >= self.stack_len as usize {
+            return None;
+        }
+        // SAFETY: entries below `stack_len` were written by `push_cv`.
+        self.stack.get(i).map(|cv| unsafe { cv.assume_init() })
+    }
+
     fn merge_stack(&mut self, kernel: Kernel, total_chunks: u64) {
         let keep = (total_chunks - self.initial_counter).count_ones() as usize;
-        while self.stack_len as usize > keep && self.stack_len >= 2 {
+        while self.stack_len as usize > keep {
             let top = self.stack_len as usize;
-            let parent = kernel.parent_cv(&self.stack[top - 2], &self.stack[top - 1], &self.key, self.flags());
-            self.stack[top - 2] = parent;
+            let (Some(left), Some(right)) = (self.entry(top.wrapping_sub(2)), self.entry(top - 1)) else {
+                break;
+            };
+            let parent = kernel.parent_cv(&left, &right, &self.key, self.flags());
+            if let Some(slot) = self.stack.get_mut(top - 2) {
+                slot.write(parent);
+            }
             self.stack_len -= 1;
         }
     }
@@ -260,7 +284,7 @@ impl Hasher {
     fn push_cv(&mut self, kernel: Kernel, cv: &Words, chunk_counter: u64) {
         self.merge_stack(kernel, chunk_counter);
         if let Some(slot) = self.stack.get_mut(self.stack_len as usize) {
-            *slot = *cv;
+            slot.write(*cv);
             self.stack_len += 1;
         }
     }
@@ -289,12 +313,12 @@ impl Hasher {
             while (subtree_len as u64 - 1) & count_so_far != 0 {
                 subtree_len /= 2;
             }
-            let (subtree, rest) = input.split_at(subtree_len);
+            let Some((subtree, rest)) = input.split_at_checked(subtree_len) else { break };
             let counter = self.chunk.counter;
             let chunks = (subtree_len / CHUNK_LEN) as u64;
             if chunks == 1 {
                 let mut cv = [[0u32; 8]; 1];
-                kernel.hash_chunks(subtree, &self.key, counter, flags, &mut cv);
+                kernel.hash_chunks(subtree.as_chunks().0, &self.key, counter, flags, &mut cv);
                 self.push_cv(kernel, &cv[0], counter);
             } else {
                 let [left, right] = subtree_pair(kernel, subtree, &self.key, counter, flags);
@@ -315,18 +339,23 @@ impl Hasher {
     /// whose chaining value is the subtree's.
     pub fn final_output(&self, kernel: Kernel) -> Output {
         let mut remaining = self.stack_len as usize;
-        if remaining == 0 {
-            return self.chunk.output();
-        }
-        let mut output = if self.chunk.len() > 0 || remaining < 2 {
-            self.chunk.output()
-        } else {
-            remaining -= 2;
-            parent_output(&self.stack[remaining], &self.stack[remaining + 1], &self.key, self.flags())
+        let (key, flags) = (&self.key, self.flags());
+        let mut output = match (self.chunk.len(), remaining.checked_sub(2)) {
+            // A partial chunk is the deepest node; a chunk alone is the root.
+            (1.., _) | (0, None) => self.chunk.output(),
+            // Otherwise the top two CVs are the right edge's parent.
+            (0, Some(below)) => {
+                remaining = below;
+                match (self.entry(below), self.entry(below + 1)) {
+                    (Some(left), Some(right)) => parent_output(&left, &right, key, flags),
+                    _ => self.chunk.output(),
+                }
+            }
         };
         while remaining > 0 {
             remaining -= 1;
-            output = parent_output(&self.stack[remaining], &output.chaining_value(kernel), &self.key, self.flags());
+            let Some(left) = self.entry(remaining) else { break };
+            output = parent_output(&left, &output.chaining_value(kernel), key, flags);
         }
         output
     }

@@ -118,11 +118,11 @@ impl Kernel {
         portable::parent_cv(left, right, key, flags)
     }
 
-    /// Chaining values of the whole chunks in `input` (`out.len()` chunks of
-    /// 1024 bytes), numbered from `counter`. Never a root.
+    /// Chaining values of whole chunks, numbered from `counter`, into the
+    /// first `min(chunks.len(), out.len())` entries of `out`. Never a root.
     #[inline(always)]
-    pub fn hash_chunks(self, input: &[u8], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
-        debug_assert_eq!(input.len(), out.len() * CHUNK_LEN);
+    pub fn hash_chunks(self, chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
+        let input = chunks;
         match self {
             Kernel::Portable => portable::hash_chunks(input, key, counter, flags, out),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]

@@ -98,8 +98,8 @@ pub fn hash_chunk(chunk: &[u8; CHUNK_LEN], key: &Words, counter: u64, flags: u32
     cv
 }
 
-pub fn hash_chunks(input: &[u8], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
-    for (i, (chunk, cv)) in input.as_chunks::<CHUNK_LEN>().0.iter().zip(out.iter_mut()).enumerate() {
+pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
+    for (i, (chunk, cv)) in chunks.iter().zip(out.iter_mut()).enumerate() {
         *cv = hash_chunk(chunk, key, counter + i as u64, flags);
     }
 }
@@ -115,8 +115,18 @@ pub fn parent_cv(left: &Words, right: &Words, key: &Words, flags: u32) -> Words 
     cv
 }
 
+/// In place: parent i is written after pairs 0..=i were read.
 pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) {
-    for i in 0..cvs.len() / 2 {
-        cvs[i] = parent_cv(&cvs[2 * i], &cvs[2 * i + 1], key, flags);
+    hash_parents_from(cvs, 0, key, flags);
+}
+
+/// `hash_parents` for the pairs from `first` on.
+pub fn hash_parents_from(cvs: &mut [Words], first: usize, key: &Words, flags: u32) {
+    for i in first..cvs.len() / 2 {
+        // `get` rather than indexing: no panic path (see lib.rs).
+        let (Some(&left), Some(&right)) = (cvs.get(2 * i), cvs.get(2 * i + 1)) else { break };
+        if let Some(parent) = cvs.get_mut(i) {
+            *parent = parent_cv(&left, &right, key, flags);
+        }
     }
 }

@@ -226,21 +226,18 @@ unsafe fn hash4(
     }
 }
 
-pub fn hash_chunks(input: &[u8], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
-    let n = out.len().min(input.len() / CHUNK_LEN);
-    let groups = n / DEGREE;
-    for g in 0..groups {
-        // SAFETY: chunks 4g..4g+4 are within `input`, CVs 4g..4g+4 within `out`.
-        unsafe {
-            let base = input.as_ptr().add(g * DEGREE * CHUNK_LEN);
-            let inputs = [0, 1, 2, 3].map(|j| base.add(j * CHUNK_LEN));
-            let counter = counter + (g * DEGREE) as u64;
-            let dst = out.as_mut_ptr().add(g * DEGREE);
-            hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, dst);
-        }
+pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, flags: u32, out: &mut [Words]) {
+    let mut groups = chunks.as_chunks::<DEGREE>().0.iter().zip(out.as_chunks_mut::<DEGREE>().0);
+    let mut done = 0;
+    for (group, cvs) in &mut groups {
+        let inputs = group.each_ref().map(|chunk| chunk.as_ptr());
+        // SAFETY: four whole chunks in, four chaining values out.
+        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr()) };
+        counter += DEGREE as u64;
+        done += DEGREE;
     }
-    let done = groups * DEGREE;
-    portable::hash_chunks(&input[done * CHUNK_LEN..], key, counter + done as u64, flags, &mut out[done..n]);
+    let (Some(rest), Some(rest_out)) = (chunks.get(done..), out.get_mut(done..)) else { return };
+    portable::hash_chunks(rest, key, counter, flags, rest_out);
 }
 
 pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) {
@@ -256,7 +253,5 @@ pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) {
             hash4(&inputs, 1, key, 0, false, flags | PARENT, 0, 0, cv_ptr.add(DEGREE * g));
         }
     }
-    for i in groups * DEGREE..pairs {
-        cvs[i] = portable::parent_cv(&cvs[2 * i], &cvs[2 * i + 1], key, flags);
-    }
+    portable::hash_parents_from(cvs, groups * DEGREE, key, flags);
 }
