@@ -27,7 +27,7 @@ pub const BATCH_CHUNKS: usize = 64;
 #[derive(Clone, Copy)]
 pub struct Output {
     cv: Words,
-    block: [u32; 16],
+    block: [u8; BLOCK_LEN],
     block_len: u32,
     counter: u64,
     flags: u32,
@@ -46,11 +46,7 @@ impl Output {
         let mut counter = position / BLOCK_LEN as u64;
         let mut skip = (position % BLOCK_LEN as u64) as usize;
         while !out.is_empty() {
-            let words = kernel.compress_xof(&self.cv, &self.block, self.block_len, counter, self.flags | ROOT);
-            let mut bytes = [0u8; BLOCK_LEN];
-            for (chunk, word) in bytes.chunks_exact_mut(4).zip(words) {
-                chunk.copy_from_slice(&word.to_le_bytes());
-            }
+            let bytes = kernel.compress_xof(&self.cv, &self.block, self.block_len, counter, self.flags | ROOT);
             let available = &bytes[skip.min(BLOCK_LEN)..];
             let take = available.len().min(out.len());
             let (head, rest) = out.split_at_mut(take);
@@ -63,9 +59,7 @@ impl Output {
 }
 
 pub fn parent_output(left: &Words, right: &Words, key: &Words, flags: u32) -> Output {
-    let mut block = [0; 16];
-    block[..8].copy_from_slice(left);
-    block[8..].copy_from_slice(right);
+    let block = crate::kernel::parent_block(left, right);
     Output { cv: *key, block, block_len: BLOCK_LEN as u32, counter: 0, flags: flags | PARENT }
 }
 
@@ -96,8 +90,7 @@ impl ChunkState {
 
     fn compress(&mut self, kernel: Kernel, block: &[u8; BLOCK_LEN]) {
         let flags = self.block_flags();
-        let words = crate::kernel::words_from_block(block);
-        kernel.compress_in_place(&mut self.cv, &words, BLOCK_LEN as u32, self.counter, flags);
+        kernel.compress_in_place(&mut self.cv, block, BLOCK_LEN as u32, self.counter, flags);
         self.blocks_compressed += 1;
     }
 
@@ -138,7 +131,7 @@ impl ChunkState {
         block[..len].copy_from_slice(&self.buf[..len]);
         Output {
             cv: self.cv,
-            block: crate::kernel::words_from_block(&block),
+            block,
             block_len: self.buf_len as u32,
             counter: self.counter,
             flags: self.block_flags() | CHUNK_END,
@@ -184,9 +177,17 @@ fn subtree_cv(kernel: Kernel, input: &[u8], key: &Words, counter: u64, flags: u3
     kernel.parent_cv(&left, &right, key, flags)
 }
 
-/// The root output of `input` in one go: one chunk state for up to a chunk,
-/// one batch for up to `BATCH_CHUNKS` chunks, and a `Hasher` beyond that.
+/// The root output of `input` in one go: the block itself for up to a block,
+/// one chunk state for up to a chunk, one batch for up to `BATCH_CHUNKS`
+/// chunks, and a `Hasher` beyond that.
 pub fn hash_all(kernel: Kernel, input: &[u8], key: &Words, flags: u32) -> Output {
+    if input.len() <= BLOCK_LEN {
+        // One block: the root output is that block's compression.
+        let mut block = [0u8; BLOCK_LEN];
+        block[..input.len()].copy_from_slice(input);
+        let flags = flags | CHUNK_START | CHUNK_END;
+        return Output { cv: *key, block, block_len: input.len() as u32, counter: 0, flags };
+    }
     if input.len() <= CHUNK_LEN {
         let mut chunk = ChunkState::new(key, 0, flags);
         chunk.update(kernel, input);

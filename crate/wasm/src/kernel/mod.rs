@@ -55,13 +55,14 @@ pub const MSG_SCHEDULE: [[usize; 16]; 7] = {
     schedule
 };
 
-/// A block as message words.
-pub fn words_from_block(block: &[u8; BLOCK_LEN]) -> [u32; 16] {
-    let mut words = [0; 16];
-    for (word, bytes) in words.iter_mut().zip(block.chunks_exact(4)) {
-        *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+/// A parent node's block: its children's chaining values.
+#[inline(always)]
+pub fn parent_block(left: &Words, right: &Words) -> [u8; BLOCK_LEN] {
+    let mut block = [0; BLOCK_LEN];
+    for (bytes, word) in block.as_chunks_mut::<4>().0.iter_mut().zip(left.iter().chain(right)) {
+        *bytes = word.to_le_bytes();
     }
-    words
+    block
 }
 
 pub fn words_from_key(key: &[u8; 32]) -> Words {
@@ -98,9 +99,9 @@ impl Kernel {
         Kernel::Portable
     }
 
-    /// Compresses one block of message words into `cv`.
+    /// Compresses one block into `cv`.
     #[inline(always)]
-    pub fn compress_in_place(self, cv: &mut Words, block: &[u32; 16], block_len: u32, counter: u64, flags: u32) {
+    pub fn compress_in_place(self, cv: &mut Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) {
         // Single blocks are sequential work: the portable code wins in both
         // builds (see portable.rs).
         portable::compress_in_place(cv, block, block_len, counter, flags)
@@ -108,7 +109,7 @@ impl Kernel {
 
     /// The full 64-byte output of compressing one block (extended output).
     #[inline(always)]
-    pub fn compress_xof(self, cv: &Words, block: &[u32; 16], block_len: u32, counter: u64, flags: u32) -> [u32; 16] {
+    pub fn compress_xof(self, cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [u8; BLOCK_LEN] {
         portable::compress_xof(cv, block, block_len, counter, flags)
     }
 
