@@ -3,6 +3,12 @@
 // (A, B, A, B, ...) and compared as ratios of medians from the same run.
 //
 //   node bench/kernel-ab.mjs A.wasm B.wasm [C.wasm ...] [--peer DIR] [--rounds N] [--sizes 64,1024,...]
+//                            [--processes N]
+//
+// With --processes N, each variant is also measured in N fresh child
+// processes (A, B, A, B, ...), and the table shows the median over them of
+// each child's median: V8 places code differently in every process, which
+// moves small-input numbers by up to ~10%.
 //
 // Each module is instantiated directly and driven exactly as src/hash.ts
 // drives it: copy the input into the staging buffer, one `hash_oneshot` call,
@@ -26,6 +32,8 @@ const rounds = Number(option('--rounds', 15));
 const peerDir = option('--peer', undefined);
 const sizes = option('--sizes', '64,256,1024,4096,16384,65536,1048576').split(',').map(Number);
 const BATCH_MS = Number(option('--batch-ms', 40));
+const processes = Number(option('--processes', 0));
+const child = option('--child', undefined);
 if (args.length < 1) {
   console.error('usage: node bench/kernel-ab.mjs A.wasm B.wasm ... [--peer DIR] [--rounds N] [--sizes a,b,c]');
   process.exit(2);
@@ -91,8 +99,8 @@ async function peer(dir) {
   };
 }
 
-const variants = args.map(ours);
-if (peerDir) variants.push(await peer(peerDir));
+const allVariants = args.map((path) => () => ours(path));
+if (peerDir) allVariants.push(() => peer(peerDir));
 
 const hex = (b) => Buffer.from(b).toString('hex');
 const median = (xs) => {
@@ -101,41 +109,75 @@ const median = (xs) => {
 };
 const label = (n) => (n >= 1 << 20 ? `${n >> 20} MiB` : n >= 1024 ? `${n >> 10} KiB` : `${n} B`);
 
-console.log(`node ${process.version}, ${rounds} alternating rounds of ~${BATCH_MS} ms per variant and size; MB/s medians`);
+/** Medians in MB/s per size, for each of `variants`, alternating in this process. */
+function measure(variants) {
+  const result = sizes.map(() => []);
+  sizes.forEach((size, s) => {
+    const input = new Uint8Array(size).map((_, i) => (i * 7 + 3) & 0xff);
+    const digests = variants.map((v) => hex(v.hash(input)));
+    if (new Set(digests).size !== 1) throw new Error(`digests differ at ${size}: ${digests.join(' ')}`);
+    // Calibrate (and warm up) each variant to a batch of about BATCH_MS.
+    const calls = variants.map((v) => {
+      let n = 1;
+      for (;;) {
+        const t0 = performance.now();
+        for (let i = 0; i < n; i++) v.hash(input);
+        const t = performance.now() - t0;
+        if (t > BATCH_MS) return Math.max(1, Math.round((n * BATCH_MS) / t));
+        n *= 2;
+      }
+    });
+    const rates = variants.map(() => []);
+    for (let r = 0; r < rounds; r++) {
+      // Alternate the order too, so neither variant always runs first.
+      const order = variants.map((_, i) => i);
+      if (r % 2) order.reverse();
+      for (const i of order) {
+        const v = variants[i];
+        const n = calls[i];
+        const t0 = performance.now();
+        for (let k = 0; k < n; k++) v.hash(input);
+        const t = performance.now() - t0;
+        rates[i].push((size * n) / (t / 1000) / 1e6);
+      }
+    }
+    result[s] = rates.map(median);
+  });
+  return result; // [size][variant]
+}
+
+if (child !== undefined) {
+  const variant = await allVariants[Number(child)]();
+  process.stdout.write(JSON.stringify(measure([variant]).map((row) => row[0])));
+  process.exit(0);
+}
+
+const variants = await Promise.all(allVariants.map((make) => make()));
+let meds;
+if (processes > 0) {
+  const { execFileSync } = await import('node:child_process');
+  const perVariant = variants.map(() => sizes.map(() => []));
+  for (let p = 0; p < processes; p++) {
+    const order = variants.map((_, i) => i);
+    if (p % 2) order.reverse();
+    for (const i of order) {
+      const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2), '--child', String(i)], { encoding: 'utf8' });
+      JSON.parse(out).forEach((rate, s) => perVariant[i][s].push(rate));
+    }
+  }
+  meds = sizes.map((_, s) => variants.map((_, i) => median(perVariant[i][s])));
+} else {
+  meds = measure(variants);
+}
+
+const where = processes > 0 ? `${processes} alternating child processes per variant, each` : 'one process,';
+console.log(`node ${process.version}, ${where} ${rounds} alternating rounds of ~${BATCH_MS} ms per size; MB/s medians`);
 variants.forEach((v, i) => console.log(`  ${String.fromCharCode(65 + i)}: ${v.name}`));
 const header = ['size', ...variants.map((_, i) => String.fromCharCode(65 + i)), ...variants.slice(1).map((_, i) => `${String.fromCharCode(66 + i)}/A`)];
 const rows = [header];
-for (const size of sizes) {
-  const input = new Uint8Array(size).map((_, i) => (i * 7 + 3) & 0xff);
-  const digests = variants.map((v) => hex(v.hash(input)));
-  if (new Set(digests).size !== 1) throw new Error(`digests differ at ${size}: ${digests.join(' ')}`);
-  // Calibrate (and warm up) each variant to a batch of about BATCH_MS.
-  const calls = variants.map((v) => {
-    let n = 1;
-    for (;;) {
-      const t0 = performance.now();
-      for (let i = 0; i < n; i++) v.hash(input);
-      const t = performance.now() - t0;
-      if (t > BATCH_MS) return Math.max(1, Math.round((n * BATCH_MS) / t));
-      n *= 2;
-    }
-  });
-  const rates = variants.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    // Alternate the order too, so neither variant always runs first.
-    const order = variants.map((_, i) => i);
-    if (r % 2) order.reverse();
-    for (const i of order) {
-      const v = variants[i];
-      const n = calls[i];
-      const t0 = performance.now();
-      for (let k = 0; k < n; k++) v.hash(input);
-      const t = performance.now() - t0;
-      rates[i].push((size * n) / (t / 1000) / 1e6);
-    }
-  }
-  const meds = rates.map(median);
-  rows.push([label(size), ...meds.map((m) => m.toFixed(0)), ...meds.slice(1).map((m) => (m / meds[0]).toFixed(2))]);
-}
+sizes.forEach((size, s) => {
+  const m = meds[s];
+  rows.push([label(size), ...m.map((x) => x.toFixed(0)), ...m.slice(1).map((x) => (x / m[0]).toFixed(2))]);
+});
 const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c].length)));
 for (const r of rows) console.log(r.map((cell, c) => (c ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  '));
