@@ -4,9 +4,36 @@
 //! output), where the rounds are a sequential dependency chain and spreading a
 //! block's rows over v128 lanes costs more in shuffles than it saves.
 //!
-//! Measured (bench/kernel-ab.mjs, Node 20, 2-core EPYC, MB/s medians of
-//! `hash()`; A = the official crate 1.8.7, B = this code):
-//! see the table in wasm_simd.rs for the SIMD build and the commit messages.
+//! Measured with `node bench/kernel-ab.mjs` (Node 20.20, 2-core AMD EPYC
+//! shared with other jobs; MB/s medians of 25 alternating rounds in one
+//! process, so compare ratios): `hash()` of the scalar module built on the
+//! official crate 1.8.7 and of this one. The SIMD build's table is in
+//! wasm_simd.rs; its inputs up to 1 KiB run this code too.
+//!
+//! | size   | official | ours | ours/official |
+//! |-------:|---------:|-----:|--------------:|
+//! | 64 B   |      331 |  386 |          1.16 |
+//! | 256 B  |      586 |  680 |          1.16 |
+//! | 1 KiB  |      862 |  868 |          1.01 |
+//! | 4 KiB  |      861 |  940 |          1.09 |
+//! | 16 KiB |      819 |  855 |          1.04 |
+//! | 64 KiB |      944 |  950 |          1.01 |
+//! | 1 MiB  |     1043 | 1043 |          1.00 |
+//!
+//! (In a calmer moment the same module did 463 MB/s at 64 B, 764 at 256 B
+//! and 974 at 1 KiB.)
+//!
+//! Small inputs gain from the tree (no `Hasher` set-up, a single-block
+//! path), not from this code: the rounds are upstream's portable ones.
+//!
+//! Tried and rejected:
+//! - one inlined copy of the rounds in each of `compress_in_place` and
+//!   `compress_xof` (+3.5 KB): 0.85x at 256 B and 0.9x at 512 B, where both
+//!   are hot in turn (instruction cache); bulk chunks get their own copy
+//!   in the scalar build only (`compress_chunk_block`), 1.1-1.25x at 64 KiB;
+//! - reading each message word from the block at every use, so that V8 can
+//!   fold the loads into the adds: 1.21x the instructions at 64 KiB
+//!   (callgrind).
 
 use super::{Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
 

@@ -3,6 +3,40 @@
 //!
 //! Only built with the `simd` feature and `+simd128`; single blocks go through
 //! the portable kernel in this build too (see portable.rs).
+//!
+//! Measured with `node bench/kernel-ab.mjs` (Node 20.20, V8 11.3, 2-core AMD
+//! EPYC shared with other jobs; MB/s medians of 21 alternating rounds in one
+//! process, so compare ratios): `hash()` of the SIMD module built on the
+//! official crate 1.8.7 (`wasm32_simd`), of this one, and of blake3-wasm 3
+//! (the C SSE4.1 kernel through emscripten).
+//!
+//! | size   | official | ours | ours/official | C SSE4.1 |
+//! |-------:|---------:|-----:|--------------:|---------:|
+//! | 64 B   |      337 |  514 |          1.53 |      409 |
+//! | 256 B  |      510 |  839 |          1.65 |      544 |
+//! | 1 KiB  |      569 | 1048 |          1.84 |      616 |
+//! | 4 KiB  |     1549 | 1769 |          1.14 |     1781 |
+//! | 16 KiB |     1673 | 1840 |          1.10 |     1935 |
+//! | 64 KiB |     1724 | 1872 |          1.09 |     1976 |
+//! | 1 MiB  |     1741 | 1889 |          1.09 |     1973 |
+//!
+//! Up to 1 KiB the gain is the portable single-block and single-chunk paths
+//! (tree.rs); from 4 KiB on it is this file's byte rotations (see `Masks`),
+//! where 95% of the time goes (`--cpu-prof` at 64 KiB). The kernel is the
+//! same algorithm as upstream's and the C one: same instruction counts per
+//! block in V8's output, the C build still ~5% ahead.
+//!
+//! Tried and rejected (ratio to the kept version at 4-64 KiB):
+//! - rot8 (or rot8 and rot16) as shift + or: 0.97 (shifts share a port);
+//! - rot16 by `i8x16.shuffle` (V8: pshuflw + pshufhw, frees a register),
+//!   rot8 by swizzle: 0.93;
+//! - swizzle masks left as loads (V8 adds a `paddusb` fix-up per swizzle):
+//!   0.95, hence the v128.const step in scripts/build-wasm.mjs;
+//! - message vectors re-read from a scratch buffer at each use (fewer live
+//!   values): 0.99;
+//! - the G functions one at a time instead of four side by side: 0.93;
+//!   two at a time: LLVM emits identical code;
+//! - wasm-opt -O1 / -O4 instead of -O3: no difference (V8 re-optimises).
 
 use super::{portable, Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
 use core::arch::wasm32::*;
