@@ -157,18 +157,35 @@ fn reduce(kernel: Kernel, cvs: &mut [Words], mut n: usize, key: &Words, flags: u
     n
 }
 
+/// The two top chaining values of up to `BATCH_CHUNKS` chunks numbered from
+/// `counter` (at least two; the last may be partial): the chunks' CVs, then
+/// their parents level by level. One out-of-line copy serves the one-shot
+/// path and `Hasher::update`.
+#[inline(never)]
+fn batch_pair(kernel: Kernel, input: &[u8], key: &Words, counter: u64, flags: u32) -> [Words; 2] {
+    let (whole, partial) = input.as_chunks::<CHUNK_LEN>();
+    let mut cvs = [[0u32; 8]; BATCH_CHUNKS];
+    kernel.hash_chunks(whole, key, counter, flags, &mut cvs);
+    let mut n = whole.len().min(BATCH_CHUNKS);
+    if let (false, Some(cv)) = (partial.is_empty(), cvs.get_mut(n)) {
+        let mut chunk = ChunkState::new(key, counter + n as u64, flags);
+        chunk.update(kernel, partial);
+        *cv = chunk.output().chaining_value(kernel);
+        n += 1;
+    }
+    reduce(kernel, &mut cvs, n, key, flags, 2);
+    [cvs[0], cvs[1]]
+}
+
 /// The two top chaining values of a whole subtree of a power of two (at least
 /// two) chunks, numbered from `counter`.
 fn subtree_pair(kernel: Kernel, input: &[u8], key: &Words, counter: u64, flags: u32) -> [Words; 2] {
-    let chunks = input.as_chunks::<CHUNK_LEN>().0;
-    if chunks.len() <= BATCH_CHUNKS {
-        let mut cvs = [[0u32; 8]; BATCH_CHUNKS];
-        kernel.hash_chunks(chunks, key, counter, flags, &mut cvs);
-        reduce(kernel, &mut cvs, chunks.len(), key, flags, 2);
-        return [cvs[0], cvs[1]];
+    let chunks = input.len() / CHUNK_LEN;
+    if chunks <= BATCH_CHUNKS {
+        return batch_pair(kernel, input, key, counter, flags);
     }
     let (left, right) = input.split_at(input.len() / 2);
-    let half = (chunks.len() / 2) as u64;
+    let half = (chunks / 2) as u64;
     [subtree_cv(kernel, left, key, counter, flags), subtree_cv(kernel, right, key, counter + half, flags)]
 }
 
@@ -194,18 +211,8 @@ pub fn hash_all(kernel: Kernel, input: &[u8], key: &Words, flags: u32) -> Output
         return chunk.output();
     }
     if input.len() <= BATCH_CHUNKS * CHUNK_LEN {
-        let (whole, partial) = input.as_chunks::<CHUNK_LEN>();
-        let mut cvs = [[0u32; 8]; BATCH_CHUNKS];
-        kernel.hash_chunks(whole, key, 0, flags, &mut cvs);
-        let mut n = whole.len();
-        if let (false, Some(cv)) = (partial.is_empty(), cvs.get_mut(n)) {
-            let mut chunk = ChunkState::new(key, n as u64, flags);
-            chunk.update(kernel, partial);
-            *cv = chunk.output().chaining_value(kernel);
-            n += 1;
-        }
-        reduce(kernel, &mut cvs, n, key, flags, 2);
-        return parent_output(&cvs[0], &cvs[1], key, flags);
+        let [left, right] = batch_pair(kernel, input, key, 0, flags);
+        return parent_output(&left, &right, key, flags);
     }
     let mut hasher = Hasher::new(key, flags);
     hasher.update(kernel, input);
