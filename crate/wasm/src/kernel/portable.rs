@@ -1,8 +1,8 @@
 //! The portable kernel: BLAKE3's compression on eight `u32` locals per row,
 //! all seven rounds unrolled. The scalar build uses it for everything; the
 //! SIMD build uses it for single blocks (chunk states, the CV stack, root
-//! output), where the rounds are a sequential dependency chain and spreading a
-//! block's rows over v128 lanes costs more in shuffles than it saves.
+//! output): one block's rounds are a sequential dependency chain, which a
+//! row-wise v128 compression only reshuffles.
 //!
 //! Measured with `node bench/kernel-ab.mjs` (Node 20.20, 2-core AMD EPYC
 //! shared with other jobs; MB/s medians of 25 alternating rounds in one
