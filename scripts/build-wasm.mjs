@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { isMain, main, root, run, table } from './lib.mjs';
+import { capture, isMain, main, root, run, table } from './lib.mjs';
 
 const TARGET = 'wasm32-unknown-unknown';
 const OUT_DIR = join(root, 'wasm');
@@ -32,6 +32,11 @@ export const FLAVOURS = {
     cargoArgs: ['--features', 'simd'],
     rustflags: '-C target-feature=+simd128',
     optArgs: ['--enable-simd'],
+    // See constantSwizzleMasks below.
+    swizzleMasks: [
+      [1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12],
+      [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13],
+    ],
   },
   scalar: {
     cargoArgs: [],
@@ -94,6 +99,88 @@ export function withoutTargetFeatures(bytes) {
   return Buffer.concat(kept);
 }
 
+/** The active data segments of a module: [{ address, bytes }]. */
+function dataSegments(bytes) {
+  let pos = 8;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = bytes[pos++];
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  const i32Const = () => {
+    if (bytes[pos++] !== 0x41) throw new Error('data segment offset is not an i32.const');
+    let value = 0;
+    let shift = 0;
+    let byte;
+    do {
+      byte = bytes[pos++];
+      value |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    if (shift < 32 && byte & 0x40) value |= -1 << shift;
+    if (bytes[pos++] !== 0x0b) throw new Error('data segment offset is not a constant expression');
+    return value >>> 0;
+  };
+  const segments = [];
+  while (pos < bytes.length) {
+    const id = bytes[pos++];
+    const end = leb() + pos;
+    if (id === 11) {
+      for (let n = leb(); n > 0; n--) {
+        const kind = leb();
+        if (kind === 2) leb(); // memory index
+        const address = kind === 1 ? undefined : i32Const();
+        const length = leb();
+        if (address !== undefined) segments.push({ address, bytes: bytes.subarray(pos, pos + length) });
+        pos += length;
+      }
+    }
+    pos = end;
+  }
+  return segments;
+}
+
+/**
+ * The SIMD kernel rotates bytes with `i8x16.swizzle` by masks it reads once
+ * per call with volatile loads from statics (crate/wasm/src/kernel/wasm_simd.rs,
+ * `Masks`, says why: V8 compiles a swizzle by a `v128.const` to one `pshufb`
+ * with the constant in a register, and LLVM folds constant swizzles back into
+ * slower shuffles). This replaces exactly those loads with `v128.const`,
+ * through binaryen's text format, and fails the build unless each mask is
+ * found once in the data and loaded exactly once: a kernel change that
+ * breaks the pattern must not silently lose the speed-up.
+ */
+function constantSwizzleMasks(wasmOpt, input, output, features, masks, tmp) {
+  const bytes = readFileSync(input);
+  const printed = capture(wasmOpt, [input, ...features, '--print']);
+  if (!printed?.ok) throw new Error(`wasm-opt --print failed: ${printed?.stderr}`);
+  let text = printed.stdout;
+  for (const mask of masks) {
+    const addresses = [];
+    for (const segment of dataSegments(bytes)) {
+      for (let i = segment.bytes.indexOf(mask[0]); i >= 0; i = segment.bytes.indexOf(mask[0], i + 1)) {
+        if (mask.every((b, k) => segment.bytes[i + k] === b)) addresses.push(segment.address + i);
+      }
+    }
+    if (addresses.length !== 1) throw new Error(`swizzle mask ${mask} found ${addresses.length} times in the data (expected once)`);
+    const [address] = addresses;
+    let count = 0;
+    // `(v128.load [offset=A] [align=N] (i32.const B))` with A + B = address.
+    text = text.replace(/\(v128\.load(?:\s+offset=(\d+))?(?:\s+align=\d+)?\s+\(i32\.const (-?\d+)\)\s*\)/g, (load, offset, base) => {
+      if (Number(offset ?? 0) + (Number(base) >>> 0) !== address) return load;
+      count++;
+      return `(v128.const i8x16 ${mask.join(' ')})`;
+    });
+    if (count !== 1) throw new Error(`swizzle mask ${mask} is loaded ${count} times (expected once)`);
+  }
+  const wat = join(tmp, 'masks.wat');
+  writeFileSync(wat, text);
+  run(wasmOpt, [wat, '-o', output, ...features]);
+}
+
 function cargoBuild(flavour) {
   const { cargoArgs, rustflags } = FLAVOURS[flavour];
   // A target dir per flavour: different RUSTFLAGS would otherwise evict each
@@ -142,6 +229,10 @@ function buildFlavour(flavour, wasmOpt, tmp) {
       '-O3', '--strip-debug', '--strip-producers',
       ...BASE_FEATURES, ...FLAVOURS[flavour].optArgs,
     ]);
+    const { swizzleMasks } = FLAVOURS[flavour];
+    if (swizzleMasks) {
+      constantSwizzleMasks(wasmOpt, partial, partial, [...BASE_FEATURES, ...FLAVOURS[flavour].optArgs], swizzleMasks, bindgenDir);
+    }
     const bytes = readFileSync(partial);
     checkModule(bytes, relative(root, out));
     renameSync(partial, out);

@@ -1,5 +1,6 @@
-//! blake3-kit's wasm core: a fixed-memory, integer-only ABI over the official
-//! `blake3` crate.
+//! blake3-kit's wasm core: a fixed-memory, integer-only ABI over our own
+//! BLAKE3 tree (`tree.rs`) and kernels (`kernel/`). The official `blake3`
+//! crate is the oracle in `cargo test` (see `tests.rs`).
 //!
 //! JS copies input into the staging buffer (`staging_ptr`, `staging_len`),
 //! calls an export with lengths and slot indices, and copies output back out of
@@ -9,21 +10,52 @@
 //!
 //! Every export returns a non-negative value on success or one of the `E_*`
 //! codes. No argument JS can pass makes this code panic or trap: every
-//! precondition of the crate's `hazmat` API is checked here first.
+//! precondition (the official crate's `hazmat` rules) is checked here first.
+//!
+//! The wasm build is `no_std` with no allocator (hasher slots grow linear
+//! memory directly, see `slots.rs`) and a panic handler that only traps, so no
+//! formatting code is linked: panics are unreachable in practice.
 
-use blake3::hazmat::{self, HasherExt, Mode};
-use blake3::Hasher;
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
 use core::cell::UnsafeCell;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::prelude::wasm_bindgen;
 
+pub mod kernel;
 pub mod memory;
 pub mod slots;
+pub mod tree;
 #[cfg(test)]
 mod tests;
 
-use memory::{key, staged, STAGING, STAGING_LEN};
+use kernel::{Kernel, Words, CHUNK_LEN, DERIVE_KEY_CONTEXT, DERIVE_KEY_MATERIAL, IV, KEYED_HASH};
+use memory::{staged, STAGING, STAGING_LEN};
 use slots::{Live, SlotError, Slots};
+use tree::{Hasher, Output};
+
+#[cfg(target_arch = "wasm32")]
+mod wasm_runtime {
+    /// Nothing here allocates; wasm-bindgen's runtime links `alloc` but
+    /// these integer-only exports never call it. A request fails cleanly.
+    struct NoAllocator;
+
+    // SAFETY: returning null is how an allocator reports failure.
+    unsafe impl core::alloc::GlobalAlloc for NoAllocator {
+        unsafe fn alloc(&self, _: core::alloc::Layout) -> *mut u8 {
+            core::ptr::null_mut()
+        }
+        unsafe fn dealloc(&self, _: *mut u8, _: core::alloc::Layout) {}
+    }
+
+    #[global_allocator]
+    static ALLOCATOR: NoAllocator = NoAllocator;
+
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo) -> ! {
+        core::arch::wasm32::unreachable()
+    }
+}
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
 pub const ABI_VERSION: u32 = 1;
@@ -74,11 +106,13 @@ fn u64_from(lo: u32, hi: u32) -> u64 {
     (u64::from(hi) << 32) | u64::from(lo)
 }
 
-fn new_hasher(mode: u32, key: &[u8; 32]) -> Option<Hasher> {
+/// The key words and flags of `mode`, or `None` for an unknown mode. Keyed
+/// and derive-key modes take their key from the key area.
+fn mode_key(mode: u32) -> Option<(Words, u32)> {
     match mode {
-        MODE_HASH => Some(Hasher::new()),
-        MODE_KEYED => Some(Hasher::new_keyed(key)),
-        MODE_DERIVE_KEY => Some(Hasher::new_from_context_key(key)),
+        MODE_HASH => Some((IV, 0)),
+        MODE_KEYED => Some((kernel::words_from_key(&memory::key()), KEYED_HASH)),
+        MODE_DERIVE_KEY => Some((kernel::words_from_key(&memory::key()), DERIVE_KEY_MATERIAL)),
         _ => None,
     }
 }
@@ -86,13 +120,12 @@ fn new_hasher(mode: u32, key: &[u8; 32]) -> Option<Hasher> {
 /// Writes `out_len` bytes of the root output at `position` to the staging
 /// buffer. BLAKE3 output ends after 2^64 - 1 bytes, so `position + out_len`
 /// may be at most `u64::MAX`.
-fn fill_output(mut reader: blake3::OutputReader, out_len: u32, position: u64) -> i32 {
+fn fill_output(output: &Output, out_len: u32, position: u64) -> i32 {
     if position.checked_add(u64::from(out_len)).is_none() {
         return E_POSITION;
     }
     let Some(out) = staged(out_len) else { return E_LENGTH };
-    reader.set_position(position);
-    reader.fill(out);
+    output.root_fill(Kernel::detect(), position, out);
     OK
 }
 
@@ -128,27 +161,30 @@ exports! {
     /// a context key, and stores it in the key area.
     pub fn derive_context_key(context_len: u32) -> i32 {
         let Some(context) = staged(context_len) else { return E_LENGTH };
-        let Ok(context) = core::str::from_utf8(context) else { return E_UTF8 };
-        let context_key = hazmat::hash_derive_key_context(context);
+        if core::str::from_utf8(context).is_err() { return E_UTF8 }
+        let output = tree::hash_all(Kernel::detect(), context, &IV, DERIVE_KEY_CONTEXT);
+        let mut context_key = [0; 32];
+        output.root_fill(Kernel::detect(), 0, &mut context_key);
         memory::set_key(&context_key);
         OK
     }
 
     /// One-shot: hashes the first `input_len` staged bytes and writes `out_len`
-    /// output bytes over the start of the staging buffer.
+    /// output bytes over the start of the staging buffer. Up to a chunk this is
+    /// a single chunk state, up to the staging buffer a single batch of chunks:
+    /// no `Hasher` is set up (see `tree::hash_all`).
     pub fn hash_oneshot(mode: u32, input_len: u32, out_len: u32) -> i32 {
-        let Some(mut hasher) = new_hasher(mode, &key()) else { return E_MODE };
+        let Some((key, flags)) = mode_key(mode) else { return E_MODE };
         let Some(input) = staged(input_len) else { return E_LENGTH };
         if out_len as usize > STAGING_LEN { return E_LENGTH }
-        hasher.update(input);
-        fill_output(hasher.finalize_xof(), out_len, 0)
+        let output = tree::hash_all(Kernel::detect(), input, &key, flags);
+        fill_output(&output, out_len, 0)
     }
 
     /// A new hasher in `mode`; returns its slot index.
     pub fn hasher_new(mode: u32) -> i32 {
-        let key = key();
-        let Some(hasher) = new_hasher(mode, &key) else { return E_MODE };
-        match slots().insert(Live { hasher, mode, key, subtree_max: None }) {
+        let Some((key, flags)) = mode_key(mode) else { return E_MODE };
+        match slots().insert(Live { hasher: Hasher::new(&key, flags), subtree_max: None }) {
             Ok(index) => index as i32,
             Err(error) => slot_error(error),
         }
@@ -160,7 +196,7 @@ exports! {
         if let Some(max) = live.subtree_max {
             if live.hasher.count().saturating_add(u64::from(input_len)) > max { return E_STATE }
         }
-        live.hasher.update(input);
+        live.hasher.update(Kernel::detect(), input);
         OK
     }
 
@@ -170,16 +206,15 @@ exports! {
     pub fn hasher_finalize(slot: u32, out_len: u32, position_lo: u32, position_hi: u32) -> i32 {
         let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         if live.subtree_max.is_some() { return E_STATE }
-        fill_output(live.hasher.finalize_xof(), out_len, u64_from(position_lo, position_hi))
+        let output = live.hasher.final_output(Kernel::detect());
+        fill_output(&output, out_len, u64_from(position_lo, position_hi))
     }
 
-    /// Back to the state just after `hasher_new`, keeping key and mode.
+    /// Back to the state just after `hasher_new`, keeping key and mode (and
+    /// dropping any input offset: it is an ordinary hasher again).
     pub fn hasher_reset(slot: u32) -> i32 {
         let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
-        // Rebuilt rather than Hasher::reset, which keeps a subtree hasher's
-        // input offset and then miscounts its input.
-        let Some(hasher) = new_hasher(live.mode, &live.key) else { return E_MODE };
-        live.hasher = hasher;
+        live.hasher = Hasher::new(&{ *live.hasher.key() }, live.hasher.flags());
         live.subtree_max = None;
         OK
     }
@@ -188,7 +223,7 @@ exports! {
     pub fn hasher_clone(slot: u32) -> i32 {
         let slots = slots();
         let copy = match slots.get(slot) {
-            Ok(live) => Live { hasher: live.hasher.clone(), ..*live },
+            Ok(live) => Live { hasher: live.hasher.clone(), subtree_max: live.subtree_max },
             Err(e) => return slot_error(e),
         };
         match slots.insert(copy) {
@@ -207,11 +242,18 @@ exports! {
     pub fn hasher_set_input_offset(slot: u32, offset_lo: u32, offset_hi: u32) -> i32 {
         let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         let offset = u64_from(offset_lo, offset_hi);
-        if offset % blake3::CHUNK_LEN as u64 != 0 { return E_ALIGN }
+        if offset % CHUNK_LEN as u64 != 0 { return E_ALIGN }
         if live.hasher.count() != 0 || live.subtree_max.is_some() { return E_STATE }
         live.hasher.set_input_offset(offset);
-        // Offset zero has no bound; the left edge of the tree grows freely.
-        live.subtree_max = Some(hazmat::max_subtree_len(offset).unwrap_or(u64::MAX));
+        // The subtree at a non-zero offset holds at most as many chunks as the
+        // largest power of two dividing its chunk index (hazmat's
+        // max_subtree_len). Offset zero has no bound: the left edge of the
+        // tree grows freely.
+        let chunk_index = offset / CHUNK_LEN as u64;
+        live.subtree_max = Some(match chunk_index {
+            0 => u64::MAX,
+            index => (1u64 << index.trailing_zeros()) * CHUNK_LEN as u64,
+        });
         OK
     }
 
@@ -220,49 +262,39 @@ exports! {
     pub fn hasher_finalize_non_root(slot: u32) -> i32 {
         let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         if live.hasher.count() == 0 { return E_STATE }
-        let cv = live.hasher.finalize_non_root();
+        let cv = live.hasher.final_output(Kernel::detect()).chaining_value(Kernel::detect());
         let Some(out) = staged(32) else { return E_LENGTH };
-        out.copy_from_slice(&cv);
+        out.copy_from_slice(&kernel::bytes_from_words(&cv));
         OK
     }
 
     /// Merges the two chaining values staged at bytes 0..32 and 32..64 into
     /// their parent's chaining value, written to bytes 0..32.
     pub fn merge_non_root(mode: u32) -> i32 {
+        let Some((key, flags)) = mode_key(mode) else { return E_MODE };
         let (left, right) = staged_pair();
-        let context_key = key();
-        let merged = match mode {
-            MODE_HASH => hazmat::merge_subtrees_non_root(&left, &right, Mode::Hash),
-            MODE_KEYED => hazmat::merge_subtrees_non_root(&left, &right, Mode::KeyedHash(&context_key)),
-            MODE_DERIVE_KEY => hazmat::merge_subtrees_non_root(&left, &right, Mode::DeriveKeyMaterial(&context_key)),
-            _ => return E_MODE,
-        };
+        let merged = tree::parent_output(&left, &right, &key, flags).chaining_value(Kernel::detect());
         let Some(out) = staged(32) else { return E_LENGTH };
-        out.copy_from_slice(&merged);
+        out.copy_from_slice(&kernel::bytes_from_words(&merged));
         OK
     }
 
     /// Merges the two staged chaining values as the root of the whole tree and
     /// writes `out_len` bytes of output at `position` to the staging buffer.
     pub fn merge_root(mode: u32, out_len: u32, position_lo: u32, position_hi: u32) -> i32 {
+        let Some((key, flags)) = mode_key(mode) else { return E_MODE };
         let (left, right) = staged_pair();
-        let context_key = key();
-        let reader = match mode {
-            MODE_HASH => hazmat::merge_subtrees_root_xof(&left, &right, Mode::Hash),
-            MODE_KEYED => hazmat::merge_subtrees_root_xof(&left, &right, Mode::KeyedHash(&context_key)),
-            MODE_DERIVE_KEY => hazmat::merge_subtrees_root_xof(&left, &right, Mode::DeriveKeyMaterial(&context_key)),
-            _ => return E_MODE,
-        };
-        fill_output(reader, out_len, u64_from(position_lo, position_hi))
+        fill_output(&tree::parent_output(&left, &right, &key, flags), out_len, u64_from(position_lo, position_hi))
     }
 }
 
-fn staged_pair() -> ([u8; 32], [u8; 32]) {
+/// The two chaining values staged at bytes 0..32 and 32..64, as words.
+fn staged_pair() -> (Words, Words) {
     // SAFETY: copied out; no reference survives.
     let staging = unsafe { STAGING.bytes() };
     let mut left = [0; 32];
     let mut right = [0; 32];
     left.copy_from_slice(&staging[..32]);
     right.copy_from_slice(&staging[32..64]);
-    (left, right)
+    (kernel::words_from_key(&left), kernel::words_from_key(&right))
 }

@@ -2,6 +2,7 @@
 //! static memory, so every test holds `LOCK`.
 
 use super::*;
+use blake3::hazmat::{self, HasherExt};
 use std::sync::{Mutex, MutexGuard};
 
 static LOCK: Mutex<()> = Mutex::new(());
@@ -228,7 +229,7 @@ fn random_arguments_never_panic() {
         state ^= state << 17;
         state
     };
-    let mut pick = |n: &mut dyn FnMut() -> u64| -> u32 {
+    let pick = |n: &mut dyn FnMut() -> u64| -> u32 {
         match n() % 6 {
             0 => n() as u32,
             1 => (n() % 4) as u32,
@@ -268,5 +269,205 @@ fn random_arguments_never_panic() {
     }
     for slot in live {
         hasher_free(slot);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Our tree and kernels against the official crate. Natively these run the
+// portable kernel; test/node/kernels.test.ts holds the simd128 kernel to the
+// portable one in wasm.
+
+/// xorshift64: deterministic, so a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// Every length within ±64 of each multiple of 1024 (so of 4096 too) up to
+/// 64 KiB: one-shot through the ABI in a rotating mode, and streamed in two
+/// pieces split at a varying point.
+#[test]
+fn every_length_near_chunk_multiples_matches_official() {
+    let _guard = lock();
+    let mut rng = Rng(0x243f_6a88_85a3_08d3);
+    let source = rng.bytes(64 * 1024 + 64 + 61);
+    for multiple in (1024..=64 * 1024).step_by(1024) {
+        for len in multiple - 64..=multiple + 64 {
+            let data = &source[len % 61..][..len];
+            let mode = MODES[len % 3];
+            let mut official = prepare(mode);
+            official.update(data);
+            let expected = official_xof(&official, 0, 32);
+            if len <= STAGING_LEN {
+                stage(data);
+                assert_eq!(hash_oneshot(mode, len as u32, 32), OK);
+                assert_eq!(read_staged(32), expected, "one-shot, mode {mode}, length {len}");
+            }
+            let split = (len * 7 / 13) & !63;
+            let slot = hasher_new(mode) as u32;
+            for piece in [&data[..split], &data[split..]] {
+                stage(piece);
+                assert_eq!(hasher_update(slot, piece.len() as u32), OK);
+            }
+            assert_eq!(hasher_finalize(slot, 32, 0, 0), OK);
+            assert_eq!(read_staged(32), expected, "streamed, mode {mode}, length {len}, split {split}");
+            assert_eq!(hasher_free(slot), OK);
+        }
+    }
+}
+
+/// Lengths up to 1 MiB in every mode: one-shot in our tree directly (past the
+/// staging buffer, where `hash_all` hands over to a `Hasher`), and through
+/// the ABI in random updates, 1-byte and empty ones included, read back at
+/// random XOF positions.
+#[test]
+fn random_lengths_and_update_splits_match_official() {
+    let _guard = lock();
+    let mut rng = Rng(0x1319_8a2e_0370_7344);
+    let source = rng.bytes(1 << 20);
+    for round in 0..60 {
+        let mode = MODES[round % 3];
+        let len = match round % 4 {
+            0 => rng.below(2048) as usize,
+            1 => rng.below(70_000) as usize,
+            _ => rng.below((1 << 20) + 1) as usize,
+        };
+        let data = &source[..len];
+        let mut official = prepare(mode);
+        official.update(data);
+
+        let (key, flags) = mode_key(mode).unwrap();
+        let mut ours = [0u8; 64];
+        tree::hash_all(Kernel::detect(), data, &key, flags).root_fill(Kernel::detect(), 0, &mut ours);
+        assert_eq!(ours.to_vec(), official_xof(&official, 0, 64), "hash_all, mode {mode}, length {len}");
+
+        let slot = hasher_new(mode) as u32;
+        let mut fed = 0;
+        while fed < len {
+            let piece = match rng.below(6) {
+                0 => 0,
+                1 => 1,
+                2 => rng.below(64) as usize,
+                3 => rng.below(4096) as usize,
+                _ => rng.below(STAGING_LEN as u64 + 1) as usize,
+            }
+            .min(len - fed);
+            stage(&data[fed..fed + piece]);
+            assert_eq!(hasher_update(slot, piece as u32), OK);
+            fed += piece;
+        }
+        for _ in 0..3 {
+            let position = match rng.below(3) {
+                0 => rng.below(1 << 20),
+                1 => rng.next() >> rng.below(64),
+                _ => u64::MAX - rng.below(5000),
+            };
+            let out_len = (rng.below(300) as u64).min(u64::MAX - position) as usize;
+            assert_eq!(hasher_finalize(slot, out_len as u32, position as u32, (position >> 32) as u32), OK);
+            assert_eq!(read_staged(out_len), official_xof(&official, position, out_len), "mode {mode}, length {len}, XOF at {position}");
+        }
+        assert_eq!(hasher_free(slot), OK);
+    }
+}
+
+/// Large single updates in our `Hasher` (subtrees past one batch, which the
+/// 64 KiB staging buffer never reaches), after an odd start.
+#[test]
+fn large_updates_in_one_call_match_official() {
+    let mut rng = Rng(0xa409_3822_299f_31d0);
+    let source = rng.bytes(3 << 20);
+    for (head, body) in [(0, 1 << 20), (1, 2 << 20), (1024, (1 << 20) + 1), (3000, 3 << 19), (0, 3 << 20)] {
+        let data = &source[..head + body];
+        let mut ours = tree::Hasher::new(&IV, 0);
+        ours.update(Kernel::detect(), &data[..head]);
+        ours.update(Kernel::detect(), &data[head..]);
+        let mut out = [0u8; 32];
+        ours.final_output(Kernel::detect()).root_fill(Kernel::detect(), 0, &mut out);
+        assert_eq!(out, *blake3::hash(data).as_bytes(), "head {head}, body {body}");
+    }
+}
+
+/// Subtrees at random chunk-aligned offsets (any size up to the maximum the
+/// offset allows) give the official chaining values, in every mode; merging
+/// random pairs gives the official parents and roots.
+#[test]
+fn subtrees_at_random_offsets_and_merges_match_official() {
+    let _guard = lock();
+    let mut rng = Rng(0x082e_fa98_ec4e_6c89);
+    let source = rng.bytes(300 * 1024);
+    for round in 0..200 {
+        let mode = MODES[round % 3];
+        let offset = match rng.below(4) {
+            0 => 0,
+            1 => rng.below(1 << 20) * 1024,
+            2 => (rng.next() >> 10) << 10,
+            _ => (rng.below(64) + 1) << (10 + rng.below(54)),
+        };
+        let max = hazmat::max_subtree_len(offset).unwrap_or(u64::MAX).min(source.len() as u64);
+        let len = 1 + rng.below(max) as usize;
+        let data = &source[..len];
+
+        let mut official = prepare(mode);
+        official.set_input_offset(offset);
+        official.update(data);
+        let expected = official.finalize_non_root();
+
+        let slot = hasher_new(mode) as u32;
+        assert_eq!(hasher_set_input_offset(slot, offset as u32, (offset >> 32) as u32), OK);
+        for piece in data.chunks(1 + rng.below(STAGING_LEN as u64) as usize) {
+            stage(piece);
+            assert_eq!(hasher_update(slot, piece.len() as u32), OK);
+        }
+        assert_eq!(hasher_finalize_non_root(slot), OK);
+        assert_eq!(read_staged(32), expected.to_vec(), "mode {mode}, offset {offset}, length {len}");
+        assert_eq!(hasher_free(slot), OK);
+
+        let (left, right) = (rng.bytes(32), rng.bytes(32));
+        let (left32, right32): ([u8; 32], [u8; 32]) = (left[..].try_into().unwrap(), right[..].try_into().unwrap());
+        let context_key = hazmat::hash_derive_key_context(CONTEXT);
+        let official_mode = match mode {
+            MODE_HASH => hazmat::Mode::Hash,
+            MODE_KEYED => hazmat::Mode::KeyedHash(&KEY),
+            _ => hazmat::Mode::DeriveKeyMaterial(&context_key),
+        };
+        stage(&[left.clone(), right.clone()].concat());
+        assert_eq!(merge_non_root(mode), OK);
+        assert_eq!(read_staged(32), hazmat::merge_subtrees_non_root(&left32, &right32, official_mode).to_vec());
+
+        let position = if rng.below(2) == 0 { rng.below(1 << 30) } else { u64::MAX - 200 - rng.below(1000) };
+        let mut reader = hazmat::merge_subtrees_root_xof(&left32, &right32, official_mode);
+        reader.set_position(position);
+        let mut expected = [0u8; 200];
+        reader.fill(&mut expected);
+        stage(&[left, right].concat());
+        assert_eq!(merge_root(mode, 200, position as u32, (position >> 32) as u32), OK);
+        assert_eq!(read_staged(200), expected.to_vec(), "mode {mode}, root at {position}");
+    }
+}
+
+/// Contexts of every length through the staging buffer's one-shot paths.
+#[test]
+fn derive_key_contexts_match_official() {
+    let _guard = lock();
+    let mut rng = Rng(0x4528_21e6_38d0_1377);
+    for len in [0, 1, 63, 64, 65, 1023, 1024, 1025, 5000, STAGING_LEN] {
+        let context: String = (0..len).map(|_| char::from(b'a' + rng.below(26) as u8)).collect();
+        stage(context.as_bytes());
+        assert_eq!(derive_context_key(len as u32), OK);
+        assert_eq!(memory::key(), hazmat::hash_derive_key_context(&context), "context length {len}");
     }
 }

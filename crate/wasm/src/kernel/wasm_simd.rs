@@ -1,0 +1,307 @@
+//! The simd128 kernel: four chunks (or four parents) at once, one v128 per
+//! state word with lane j belonging to input j, as upstream's `hash4`.
+//!
+//! Only built with the `simd` feature and `+simd128`; single blocks go through
+//! the portable kernel in this build too (see portable.rs).
+//!
+//! Measured with `node bench/kernel-ab.mjs` (Node 20.20, V8 11.3, 2-core AMD
+//! EPYC shared with other jobs; MB/s medians of 21 alternating rounds in one
+//! process, so compare ratios): `hash()` of the SIMD module built on the
+//! official crate 1.8.7 (`wasm32_simd`), of this one, and of blake3-wasm 3
+//! (the C SSE4.1 kernel through emscripten).
+//!
+//! | size   | official | ours | ours/official | C SSE4.1 |
+//! |-------:|---------:|-----:|--------------:|---------:|
+//! | 64 B   |      337 |  514 |          1.53 |      409 |
+//! | 256 B  |      510 |  839 |          1.65 |      544 |
+//! | 1 KiB  |      569 | 1048 |          1.84 |      616 |
+//! | 4 KiB  |     1549 | 1769 |          1.14 |     1781 |
+//! | 16 KiB |     1673 | 1840 |          1.10 |     1935 |
+//! | 64 KiB |     1724 | 1872 |          1.09 |     1976 |
+//! | 1 MiB  |     1741 | 1889 |          1.09 |     1973 |
+//!
+//! Up to 1 KiB the gain is the portable single-block and single-chunk paths
+//! (tree.rs); from 4 KiB on it is this file's byte rotations (see `Masks`),
+//! where 95% of the time goes (`--cpu-prof` at 64 KiB). The kernel is the
+//! same algorithm as upstream's and the C one: same instruction counts per
+//! block in V8's output, the C build still ~5% ahead.
+//!
+//! Tried and rejected (ratio to the kept version at 4-64 KiB):
+//! - rot8 (or rot8 and rot16) as shift + or: 0.97 (shifts share a port);
+//! - rot16 by `i8x16.shuffle` (V8: pshuflw + pshufhw, frees a register),
+//!   rot8 by swizzle: 0.93;
+//! - swizzle masks left as loads (V8 adds a `paddusb` fix-up per swizzle):
+//!   0.95, hence the v128.const step in scripts/build-wasm.mjs;
+//! - message vectors re-read from a scratch buffer at each use (fewer live
+//!   values): 0.99;
+//! - the G functions one at a time instead of four side by side: 0.93;
+//!   two at a time: LLVM emits identical code;
+//! - wasm-opt -O1 / -O4 instead of -O3: no difference (V8 re-optimises);
+//! - loading the second half of the message only when round 0 needs it:
+//!   LLVM emits identical code.
+//!
+//! Kept after the table was taken: three leftover chunks go through one
+//! hash4 with a repeated lane, 1.34x at 3 KiB and 1.18x at 7 KiB (two
+//! leftovers stay portable: four lanes cost about 2.4 portable chunks).
+
+use super::{portable, Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
+use core::arch::wasm32::*;
+
+const DEGREE: usize = 4;
+
+#[inline(always)]
+fn add(a: v128, b: v128) -> v128 {
+    i32x4_add(a, b)
+}
+
+#[inline(always)]
+fn xor(a: v128, b: v128) -> v128 {
+    v128_xor(a, b)
+}
+
+#[inline(always)]
+fn splat(x: u32) -> v128 {
+    u32x4_splat(x)
+}
+
+/// The byte shuffles that rotate each 32-bit lane right by 8 and 16 bits.
+static ROT8_MASK: v128 = i8x16(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12);
+static ROT16_MASK: v128 = i8x16(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+
+/// The rotation masks as values, for `i8x16.swizzle`.
+///
+/// Why not `i8x16.shuffle` with constant lanes: V8 (x64) compiles a byte
+/// shuffle that is not one of its known patterns into `pshufb` with the mask
+/// rebuilt from two 64-bit immediates at every use (5 instructions for each
+/// rot8), and rot16 into `pshuflw` + `pshufhw`. A swizzle whose mask is a
+/// `v128.const` is a single `pshufb`, the constant kept in a register. LLVM
+/// turns a swizzle with a constant mask back into a shuffle, so the masks are
+/// read here with volatile loads (once per `hash4` call), and the build
+/// (`scripts/build-wasm.mjs`) replaces exactly those two loads with
+/// `v128.const`. Without that step the module is still correct, and V8 adds a
+/// `paddusb` range fix-up to each swizzle.
+#[derive(Clone, Copy)]
+struct Masks {
+    rot8: v128,
+    rot16: v128,
+}
+
+impl Masks {
+    #[inline(always)]
+    fn load() -> Self {
+        // SAFETY: reads of two immutable statics.
+        unsafe {
+            Masks {
+                rot8: core::ptr::read_volatile(&raw const ROT8_MASK),
+                rot16: core::ptr::read_volatile(&raw const ROT16_MASK),
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn rot16(x: v128, masks: &Masks) -> v128 {
+    i8x16_swizzle(x, masks.rot16)
+}
+
+#[inline(always)]
+fn rot12(x: v128) -> v128 {
+    v128_or(u32x4_shr(x, 12), u32x4_shl(x, 20))
+}
+
+#[inline(always)]
+fn rot8(x: v128, masks: &Masks) -> v128 {
+    i8x16_swizzle(x, masks.rot8)
+}
+
+#[inline(always)]
+fn rot7(x: v128) -> v128 {
+    v128_or(u32x4_shr(x, 7), u32x4_shl(x, 25))
+}
+
+/// One round on all four lanes: the four column G functions step by step
+/// side by side, then the four diagonal ones.
+#[inline(always)]
+fn round(v: &mut [v128; 16], m: &[v128; 16], r: usize, masks: &Masks) {
+    let s = &MSG_SCHEDULE[r];
+    #[rustfmt::skip]
+    half_round(v, [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15],
+        [m[s[0]], m[s[2]], m[s[4]], m[s[6]]], [m[s[1]], m[s[3]], m[s[5]], m[s[7]]], masks);
+    #[rustfmt::skip]
+    half_round(v, [0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14],
+        [m[s[8]], m[s[10]], m[s[12]], m[s[14]]], [m[s[9]], m[s[11]], m[s[13]], m[s[15]]], masks);
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn half_round(
+    v: &mut [v128; 16],
+    a: [usize; 4],
+    b: [usize; 4],
+    c: [usize; 4],
+    d: [usize; 4],
+    x: [v128; 4],
+    y: [v128; 4],
+    masks: &Masks,
+) {
+    for i in 0..4 {
+        v[a[i]] = add(add(v[a[i]], x[i]), v[b[i]]);
+    }
+    for i in 0..4 {
+        v[d[i]] = rot16(xor(v[d[i]], v[a[i]]), masks);
+    }
+    for i in 0..4 {
+        v[c[i]] = add(v[c[i]], v[d[i]]);
+    }
+    for i in 0..4 {
+        v[b[i]] = rot12(xor(v[b[i]], v[c[i]]));
+    }
+    for i in 0..4 {
+        v[a[i]] = add(add(v[a[i]], y[i]), v[b[i]]);
+    }
+    for i in 0..4 {
+        v[d[i]] = rot8(xor(v[d[i]], v[a[i]]), masks);
+    }
+    for i in 0..4 {
+        v[c[i]] = add(v[c[i]], v[d[i]]);
+    }
+    for i in 0..4 {
+        v[b[i]] = rot7(xor(v[b[i]], v[c[i]]));
+    }
+}
+
+/// Rows to columns: lane j of output i is lane i of input j.
+#[inline(always)]
+fn transpose(a: v128, b: v128, c: v128, d: v128) -> [v128; 4] {
+    let ab_01 = i32x4_shuffle::<0, 4, 1, 5>(a, b);
+    let ab_23 = i32x4_shuffle::<2, 6, 3, 7>(a, b);
+    let cd_01 = i32x4_shuffle::<0, 4, 1, 5>(c, d);
+    let cd_23 = i32x4_shuffle::<2, 6, 3, 7>(c, d);
+    [
+        i64x2_shuffle::<0, 2>(ab_01, cd_01),
+        i64x2_shuffle::<1, 3>(ab_01, cd_01),
+        i64x2_shuffle::<0, 2>(ab_23, cd_23),
+        i64x2_shuffle::<1, 3>(ab_23, cd_23),
+    ]
+}
+
+/// Message word i of block `offset / 64` of each input, as vector i.
+#[inline(always)]
+unsafe fn load_message(inputs: &[*const u8; DEGREE], offset: usize) -> [v128; 16] {
+    let mut m = [splat(0); 16];
+    for q in 0..4 {
+        let [a, b, c, d] = inputs.map(|p| unsafe { v128_load(p.add(offset + 16 * q).cast()) });
+        let t = transpose(a, b, c, d);
+        m[4 * q..4 * q + 4].copy_from_slice(&t);
+    }
+    m
+}
+
+/// Hashes `blocks` blocks of four inputs side by side and stores the four
+/// resulting chaining values at `out[0..4]`. Reads every block before the
+/// stores, so `out` may overlap the inputs (parents are merged in place).
+///
+/// # Safety
+/// Each input must be readable for `blocks * 64` bytes and `out` writable for
+/// four chaining values.
+// Out of line: one copy (~9 KB of wasm) serves chunks and parents, and the
+// call is nothing next to a 16-block chunk.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn hash4(
+    inputs: &[*const u8; DEGREE],
+    blocks: usize,
+    key: &Words,
+    counter: u64,
+    increment: bool,
+    flags: u32,
+    flags_start: u32,
+    flags_end: u32,
+    out: *mut Words,
+) {
+    let masks = Masks::load();
+    let mut h = key.map(splat);
+    let step = increment as u64;
+    let counters = [0, 1, 2, 3].map(|j| counter.wrapping_add(j * step));
+    let counter_lo = u32x4(counters[0] as u32, counters[1] as u32, counters[2] as u32, counters[3] as u32);
+    let counter_hi = u32x4(
+        (counters[0] >> 32) as u32,
+        (counters[1] >> 32) as u32,
+        (counters[2] >> 32) as u32,
+        (counters[3] >> 32) as u32,
+    );
+    let mut block_flags = flags | flags_start;
+    for block in 0..blocks {
+        if block + 1 == blocks {
+            block_flags |= flags_end;
+        }
+        let m = unsafe { load_message(inputs, block * BLOCK_LEN) };
+        #[rustfmt::skip]
+        let mut v = [
+            h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7],
+            splat(IV[0]), splat(IV[1]), splat(IV[2]), splat(IV[3]),
+            counter_lo, counter_hi, splat(BLOCK_LEN as u32), splat(block_flags),
+        ];
+        // Unrolled by hand, as in portable.rs.
+        round(&mut v, &m, 0, &masks);
+        round(&mut v, &m, 1, &masks);
+        round(&mut v, &m, 2, &masks);
+        round(&mut v, &m, 3, &masks);
+        round(&mut v, &m, 4, &masks);
+        round(&mut v, &m, 5, &masks);
+        round(&mut v, &m, 6, &masks);
+        for i in 0..8 {
+            h[i] = xor(v[i], v[i + 8]);
+        }
+        block_flags = flags;
+    }
+    let low = transpose(h[0], h[1], h[2], h[3]);
+    let high = transpose(h[4], h[5], h[6], h[7]);
+    for j in 0..DEGREE {
+        let dst: *mut v128 = unsafe { out.add(j) }.cast();
+        unsafe {
+            v128_store(dst, low[j]);
+            v128_store(dst.add(1), high[j]);
+        }
+    }
+}
+
+pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, flags: u32, out: &mut [Words]) {
+    let mut groups = chunks.as_chunks::<DEGREE>().0.iter().zip(out.as_chunks_mut::<DEGREE>().0);
+    let mut done = 0;
+    for (group, cvs) in &mut groups {
+        let inputs = group.each_ref().map(|chunk| chunk.as_ptr());
+        // SAFETY: four whole chunks in, four chaining values out.
+        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr()) };
+        counter += DEGREE as u64;
+        done += DEGREE;
+    }
+    let (Some(rest), Some(rest_out)) = (chunks.get(done..), out.get_mut(done..)) else { return };
+    // Three chunks left: one hash4 with a repeated lane beats three portable
+    // chunks (two don't: 4 lanes cost ~2.4 portable chunks).
+    if let ([a, b, c], [ca, cb, cc, ..]) = (rest, &mut *rest_out) {
+        let inputs = [a.as_ptr(), b.as_ptr(), c.as_ptr(), c.as_ptr()];
+        let mut cvs = [[0; 8]; DEGREE];
+        // SAFETY: four readable chunks in, four chaining values out.
+        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr()) };
+        [*ca, *cb, *cc] = [cvs[0], cvs[1], cvs[2]];
+        return;
+    }
+    portable::hash_chunks(rest, key, counter, flags, rest_out);
+}
+
+pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) {
+    let pairs = cvs.len() / 2;
+    let groups = pairs / DEGREE;
+    let cv_ptr = cvs.as_mut_ptr();
+    for g in 0..groups {
+        // SAFETY: pairs 4g..4g+4 (CVs 8g..8g+8) are read before CVs 4g..4g+4
+        // are written, all within `cvs`.
+        unsafe {
+            let base: *const u8 = cv_ptr.add(2 * DEGREE * g).cast();
+            let inputs = [0, 1, 2, 3].map(|j| base.add(j * BLOCK_LEN));
+            hash4(&inputs, 1, key, 0, false, flags | PARENT, 0, 0, cv_ptr.add(DEGREE * g));
+        }
+    }
+    portable::hash_parents_from(cvs, groups * DEGREE, key, flags);
+}

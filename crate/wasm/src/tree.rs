@@ -1,0 +1,370 @@
+//! BLAKE3's tree over our kernels: chunk states, the chaining-value stack with
+//! lazy merging, root output at any 64-bit position, subtrees at an input
+//! offset, and a one-shot path that needs no `Hasher`.
+//!
+//! Written for this crate rather than taken from upstream because upstream's
+//! `Hasher` cannot take another kernel. The rules are the spec's, in the shape
+//! of upstream's `Hasher` (whose tests and the official crate as an oracle in
+//! `cargo test` check this file):
+//! - a chunk is finalized only once more input proves it is not the root;
+//! - whole subtrees (a power of two chunks that evenly divides the count so
+//!   far) are hashed in one go, and their two top chaining values pushed;
+//! - the stack merges lazily, so the root is never merged early.
+
+use core::mem::MaybeUninit;
+
+use crate::kernel::{Kernel, Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, PARENT, ROOT};
+
+/// 2^54 chunks of 1 KiB make 2^64 bytes.
+const MAX_DEPTH: usize = 54;
+
+/// Chunks hashed per batch before their parents are merged: 64 KiB, the size
+/// of the staging buffer, so a staged update is a single batch.
+pub const BATCH_CHUNKS: usize = 64;
+
+/// A compression not yet done: the chaining value of a node, or with `ROOT`
+/// any 64-byte block of the output.
+#[derive(Clone, Copy)]
+pub struct Output {
+    cv: Words,
+    block: [u8; BLOCK_LEN],
+    block_len: u32,
+    counter: u64,
+    flags: u32,
+}
+
+impl Output {
+    pub fn chaining_value(&self, kernel: Kernel) -> Words {
+        let mut cv = self.cv;
+        kernel.compress_in_place(&mut cv, &self.block, self.block_len, self.counter, self.flags);
+        cv
+    }
+
+    /// Fills `out` with root output from byte `position` on. The caller
+    /// checks that `position + out.len()` stays within the 2^64 - 1 bytes.
+    pub fn root_fill(&self, kernel: Kernel, position: u64, mut out: &mut [u8]) {
+        let mut counter = position / BLOCK_LEN as u64;
+        let mut skip = (position % BLOCK_LEN as u64) as usize;
+        while !out.is_empty() {
+            let bytes = kernel.compress_xof(&self.cv, &self.block, self.block_len, counter, self.flags | ROOT);
+            let available = &bytes[skip.min(BLOCK_LEN)..];
+            let take = available.len().min(out.len());
+            let (head, rest) = out.split_at_mut(take);
+            head.copy_from_slice(&available[..take]);
+            out = rest;
+            skip = 0;
+            counter = counter.wrapping_add(1);
+        }
+    }
+}
+
+pub fn parent_output(left: &Words, right: &Words, key: &Words, flags: u32) -> Output {
+    let block = crate::kernel::parent_block(left, right);
+    Output { cv: *key, block, block_len: BLOCK_LEN as u32, counter: 0, flags: flags | PARENT }
+}
+
+/// The blocks of one chunk, compressed as they are completed.
+#[derive(Clone, Copy)]
+pub struct ChunkState {
+    cv: Words,
+    counter: u64,
+    buf: [u8; BLOCK_LEN],
+    buf_len: u8,
+    blocks_compressed: u8,
+    flags: u8,
+}
+
+impl ChunkState {
+    pub fn new(key: &Words, counter: u64, flags: u32) -> Self {
+        ChunkState { cv: *key, counter, buf: [0; BLOCK_LEN], buf_len: 0, blocks_compressed: 0, flags: flags as u8 }
+    }
+
+    pub fn len(&self) -> usize {
+        BLOCK_LEN * self.blocks_compressed as usize + self.buf_len as usize
+    }
+
+    fn block_flags(&self) -> u32 {
+        let start = if self.blocks_compressed == 0 { CHUNK_START } else { 0 };
+        self.flags as u32 | start
+    }
+
+    fn compress(&mut self, kernel: Kernel, block: &[u8; BLOCK_LEN]) {
+        let flags = self.block_flags();
+        kernel.compress_in_place(&mut self.cv, block, BLOCK_LEN as u32, self.counter, flags);
+        self.blocks_compressed += 1;
+    }
+
+    /// Takes at most the rest of this chunk (the caller splits input there).
+    /// The last block stays buffered: only the next input shows it is not
+    /// the chunk's last.
+    pub fn update(&mut self, kernel: Kernel, mut input: &[u8]) {
+        // Lengths are clamped where the compiler can't see the invariant, so
+        // that no panic path is compiled in (see lib.rs).
+        if self.buf_len > 0 {
+            let start = (self.buf_len as usize).min(BLOCK_LEN);
+            let take = (BLOCK_LEN - start).min(input.len());
+            self.buf[start..][..take].copy_from_slice(&input[..take]);
+            self.buf_len += take as u8;
+            input = &input[take..];
+            if input.is_empty() {
+                return;
+            }
+            let block = self.buf;
+            self.compress(kernel, &block);
+            self.buf_len = 0;
+        }
+        while let Some((block, rest)) = input.split_first_chunk::<BLOCK_LEN>() {
+            if rest.is_empty() {
+                break;
+            }
+            self.compress(kernel, block);
+            input = rest;
+        }
+        let len = input.len().min(BLOCK_LEN);
+        self.buf[..len].copy_from_slice(&input[..len]);
+        self.buf_len = len as u8;
+    }
+
+    pub fn output(&self) -> Output {
+        let mut block = [0u8; BLOCK_LEN];
+        let len = (self.buf_len as usize).min(BLOCK_LEN);
+        block[..len].copy_from_slice(&self.buf[..len]);
+        Output {
+            cv: self.cv,
+            block,
+            block_len: self.buf_len as u32,
+            counter: self.counter,
+            flags: self.block_flags() | CHUNK_END,
+        }
+    }
+}
+
+/// Merges `n` chaining values of adjacent subtrees level by level, pairing
+/// neighbours and carrying an odd last one up, until at most `target` remain;
+/// returns how many remain. This is BLAKE3's left-balanced tree.
+fn reduce(kernel: Kernel, cvs: &mut [Words], mut n: usize, key: &Words, flags: u32, target: usize) -> usize {
+    n = n.min(cvs.len());
+    while n > target.max(1) {
+        let pairs = n / 2;
+        kernel.hash_parents(&mut cvs[..2 * pairs], key, flags);
+        if n % 2 == 1 {
+            if let Some(&last) = cvs.get(n - 1) {
+                cvs[pairs] = last;
+            }
+        }
+        n = pairs + n % 2;
+    }
+    n
+}
+
+/// The two top chaining values of up to `BATCH_CHUNKS` chunks numbered from
+/// `counter` (at least two; the last may be partial): the chunks' CVs, then
+/// their parents level by level. One out-of-line copy serves the one-shot
+/// path and `Hasher::update`.
+#[inline(never)]
+fn batch_pair(kernel: Kernel, input: &[u8], key: &Words, counter: u64, flags: u32) -> [Words; 2] {
+    let (whole, partial) = input.as_chunks::<CHUNK_LEN>();
+    let mut cvs = [[0u32; 8]; BATCH_CHUNKS];
+    kernel.hash_chunks(whole, key, counter, flags, &mut cvs);
+    let mut n = whole.len().min(BATCH_CHUNKS);
+    if let (false, Some(cv)) = (partial.is_empty(), cvs.get_mut(n)) {
+        let mut chunk = ChunkState::new(key, counter + n as u64, flags);
+        chunk.update(kernel, partial);
+        *cv = chunk.output().chaining_value(kernel);
+        n += 1;
+    }
+    reduce(kernel, &mut cvs, n, key, flags, 2);
+    [cvs[0], cvs[1]]
+}
+
+/// The two top chaining values of a whole subtree of a power of two (at least
+/// two) chunks, numbered from `counter`.
+fn subtree_pair(kernel: Kernel, input: &[u8], key: &Words, counter: u64, flags: u32) -> [Words; 2] {
+    let chunks = input.len() / CHUNK_LEN;
+    if chunks <= BATCH_CHUNKS {
+        return batch_pair(kernel, input, key, counter, flags);
+    }
+    let (left, right) = input.split_at(input.len() / 2);
+    let half = (chunks / 2) as u64;
+    [subtree_cv(kernel, left, key, counter, flags), subtree_cv(kernel, right, key, counter + half, flags)]
+}
+
+fn subtree_cv(kernel: Kernel, input: &[u8], key: &Words, counter: u64, flags: u32) -> Words {
+    let [left, right] = subtree_pair(kernel, input, key, counter, flags);
+    kernel.parent_cv(&left, &right, key, flags)
+}
+
+/// The root output of `input` in one go: the block itself for up to a block,
+/// one chunk state for up to a chunk, one batch for up to `BATCH_CHUNKS`
+/// chunks, and a `Hasher` beyond that.
+pub fn hash_all(kernel: Kernel, input: &[u8], key: &Words, flags: u32) -> Output {
+    if input.len() <= BLOCK_LEN {
+        // One block: the root output is that block's compression.
+        let mut block = [0u8; BLOCK_LEN];
+        block[..input.len()].copy_from_slice(input);
+        let flags = flags | CHUNK_START | CHUNK_END;
+        return Output { cv: *key, block, block_len: input.len() as u32, counter: 0, flags };
+    }
+    if input.len() <= CHUNK_LEN {
+        let mut chunk = ChunkState::new(key, 0, flags);
+        chunk.update(kernel, input);
+        return chunk.output();
+    }
+    if input.len() <= BATCH_CHUNKS * CHUNK_LEN {
+        let [left, right] = batch_pair(kernel, input, key, 0, flags);
+        return parent_output(&left, &right, key, flags);
+    }
+    let mut hasher = Hasher::new(key, flags);
+    hasher.update(kernel, input);
+    hasher.final_output(kernel)
+}
+
+/// An incremental hasher (upstream's `Hasher`, with its hazmat input offset).
+#[derive(Clone)]
+pub struct Hasher {
+    key: Words,
+    chunk: ChunkState,
+    /// The chunk counter at the input offset; 0 for an ordinary hasher.
+    initial_counter: u64,
+    stack_len: u8,
+    /// One more than the depth: lazy merging leaves one extra CV on top.
+    /// Entries from `stack_len` up are never read, so they start
+    /// uninitialised: zeroing them cost 2 KB of unrolled stores in wasm.
+    stack: [MaybeUninit<Words>; MAX_DEPTH + 1],
+}
+
+impl Hasher {
+    pub fn new(key: &Words, flags: u32) -> Self {
+        Hasher {
+            key: *key,
+            chunk: ChunkState::new(key, 0, flags),
+            initial_counter: 0,
+            stack_len: 0,
+            stack: [MaybeUninit::uninit(); MAX_DEPTH + 1],
+        }
+    }
+
+    pub fn key(&self) -> &Words {
+        &self.key
+    }
+
+    pub fn flags(&self) -> u32 {
+        self.chunk.flags as u32
+    }
+
+    /// Input bytes taken so far.
+    pub fn count(&self) -> u64 {
+        (self.chunk.counter - self.initial_counter).wrapping_mul(CHUNK_LEN as u64) + self.chunk.len() as u64
+    }
+
+    /// Makes a hasher with no input hash the subtree at `offset`, a multiple
+    /// of the chunk length (the caller checks both).
+    pub fn set_input_offset(&mut self, offset: u64) {
+        let counter = offset / CHUNK_LEN as u64;
+        self.chunk.counter = counter;
+        self.initial_counter = counter;
+    }
+
+    /// Stack entry `i`, if it is below the top.
+    fn entry(&self, i: usize) -> Option<Words> {
+        if i >= self.stack_len as usize {
+            return None;
+        }
+        // SAFETY: entries below `stack_len` were written by `push_cv`.
+        self.stack.get(i).map(|cv| unsafe { cv.assume_init() })
+    }
+
+    fn merge_stack(&mut self, kernel: Kernel, total_chunks: u64) {
+        let keep = (total_chunks - self.initial_counter).count_ones() as usize;
+        while self.stack_len as usize > keep {
+            let top = self.stack_len as usize;
+            let (Some(left), Some(right)) = (self.entry(top.wrapping_sub(2)), self.entry(top - 1)) else {
+                break;
+            };
+            let parent = kernel.parent_cv(&left, &right, &self.key, self.flags());
+            if let Some(slot) = self.stack.get_mut(top - 2) {
+                slot.write(parent);
+            }
+            self.stack_len -= 1;
+        }
+    }
+
+    fn push_cv(&mut self, kernel: Kernel, cv: &Words, chunk_counter: u64) {
+        self.merge_stack(kernel, chunk_counter);
+        if let Some(slot) = self.stack.get_mut(self.stack_len as usize) {
+            slot.write(*cv);
+            self.stack_len += 1;
+        }
+    }
+
+    pub fn update(&mut self, kernel: Kernel, mut input: &[u8]) {
+        let flags = self.flags();
+        if self.chunk.len() > 0 {
+            let take = (CHUNK_LEN - self.chunk.len()).min(input.len());
+            let (head, rest) = input.split_at(take);
+            self.chunk.update(kernel, head);
+            input = rest;
+            if input.is_empty() {
+                return;
+            }
+            // More input follows, so this full chunk is not the root.
+            let cv = self.chunk.output().chaining_value(kernel);
+            let counter = self.chunk.counter;
+            self.push_cv(kernel, &cv, counter);
+            self.chunk = ChunkState::new(&self.key, counter + 1, flags);
+        }
+        // Whole subtrees while more than a chunk remains: the last chunk, even
+        // if full, stays in the chunk state in case it is the root.
+        while input.len() > CHUNK_LEN {
+            let mut subtree_len = 1usize << (usize::BITS - 1 - input.len().leading_zeros());
+            let count_so_far = self.chunk.counter.wrapping_mul(CHUNK_LEN as u64);
+            while (subtree_len as u64 - 1) & count_so_far != 0 {
+                subtree_len /= 2;
+            }
+            let Some((subtree, rest)) = input.split_at_checked(subtree_len) else { break };
+            let counter = self.chunk.counter;
+            let chunks = (subtree_len / CHUNK_LEN) as u64;
+            if chunks == 1 {
+                let mut cv = [[0u32; 8]; 1];
+                kernel.hash_chunks(subtree.as_chunks().0, &self.key, counter, flags, &mut cv);
+                self.push_cv(kernel, &cv[0], counter);
+            } else {
+                let [left, right] = subtree_pair(kernel, subtree, &self.key, counter, flags);
+                // Pushed separately: lazy merging keeps a possible root apart.
+                self.push_cv(kernel, &left, counter);
+                self.push_cv(kernel, &right, counter + chunks / 2);
+            }
+            self.chunk.counter = counter + chunks;
+            input = rest;
+        }
+        if !input.is_empty() {
+            self.chunk.update(kernel, input);
+            self.merge_stack(kernel, self.chunk.counter);
+        }
+    }
+
+    /// The root node's output; for a hasher at an input offset, the node
+    /// whose chaining value is the subtree's.
+    pub fn final_output(&self, kernel: Kernel) -> Output {
+        let mut remaining = self.stack_len as usize;
+        let (key, flags) = (&self.key, self.flags());
+        let mut output = match (self.chunk.len(), remaining.checked_sub(2)) {
+            // A partial chunk is the deepest node; a chunk alone is the root.
+            (1.., _) | (0, None) => self.chunk.output(),
+            // Otherwise the top two CVs are the right edge's parent.
+            (0, Some(below)) => {
+                remaining = below;
+                match (self.entry(below), self.entry(below + 1)) {
+                    (Some(left), Some(right)) => parent_output(&left, &right, key, flags),
+                    _ => self.chunk.output(),
+                }
+            }
+        };
+        while remaining > 0 {
+            remaining -= 1;
+            let Some(left) = self.entry(remaining) else { break };
+            output = parent_output(&left, &output.chaining_value(kernel), key, flags);
+        }
+        output
+    }
+}
