@@ -51,7 +51,7 @@ function wasmTarget() {
 function wasmBindgen() {
   // The CLI must match the wasm-bindgen crate exactly, or it refuses the module.
   const manifest = readFileSync(at('crate', 'Cargo.toml'), 'utf8');
-  const want = manifest.match(/^wasm-bindgen\s*=\s*"=([^"]+)"/m)?.[1];
+  const want = manifest.match(/^wasm-bindgen\s*=\s*(?:\{[^}\n]*version\s*=\s*)?"=([^"]+)"/m)?.[1];
   if (!want) throw new Error('crate/Cargo.toml: no exact `wasm-bindgen = "=X.Y.Z"` pin found');
   // PATH already includes ~/.cargo/bin (see lib.mjs).
   const have = capture('wasm-bindgen', ['--version'])?.stdout.trim().split(/\s+/)[1];

@@ -27,6 +27,11 @@ const ADOPT = Symbol('adopt slot');
  * 0.66 ms per MiB); copying into the batch costs ~15 ns per update.
  */
 const SMALL_UPDATE = 1024;
+/** Batches of disposed hashers, reused: allocating a fresh 16 KiB batch took
+ * ~1.3 us of the 1.9 us that create, a 64-byte update, digest and dispose
+ * cost (Node 20, 2-core EPYC, median of 7 x 20000). */
+const spareBatches: Uint8Array[] = [];
+const MAX_SPARE_BATCHES = 16;
 const SMALL_STRING = SMALL_UPDATE / 3;
 const BATCH = 16 * 1024;
 const encoder = new TextEncoder();
@@ -106,7 +111,7 @@ export class Hasher extends SlotOwner {
     const bytes = toBytes(input, 'input');
     const length = bytes.length;
     if (length < SMALL_UPDATE) {
-      const batch = (this.#batch ??= new Uint8Array(BATCH));
+      const batch = (this.#batch ??= spareBatches.pop() ?? new Uint8Array(BATCH));
       if (this.#batched + length > BATCH) this.#flush(slot);
       batch.set(bytes, this.#batched);
       this.#batched += length;
@@ -118,7 +123,7 @@ export class Hasher extends SlotOwner {
   }
 
   #batchString(slot: number, text: string): void {
-    const batch = (this.#batch ??= new Uint8Array(BATCH));
+    const batch = (this.#batch ??= spareBatches.pop() ?? new Uint8Array(BATCH));
     // Up to 3 UTF-8 bytes per UTF-16 unit, so after a flush it always fits.
     if (this.#batched + 3 * text.length > BATCH) this.#flush(slot);
     this.#batched += encoder.encodeInto(text, batch.subarray(this.#batched)).written;
@@ -176,6 +181,7 @@ export class Hasher extends SlotOwner {
   }
 
   override dispose(): void {
+    if (this.#batch && spareBatches.length < MAX_SPARE_BATCHES) spareBatches.push(this.#batch);
     this.#batch = undefined;
     this.#batched = 0;
     super.dispose();

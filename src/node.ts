@@ -44,7 +44,8 @@ const spawnThread: SpawnWorker = (url, onMessage, onFailure) => {
 /** Hashes large inputs across worker_threads; see the README. */
 export const { hashParallel, hashBlob, hashStream, configureParallel, terminateWorkers, parallelStatus } = parallelApi({
   spawn: spawnThread,
-  workerUrl: () => new URL('./worker-node.js', import.meta.url),
+  // Run from sources (the test suite imports src/), the built worker is used.
+  workerUrl: () => new URL(import.meta.url.endsWith('.ts') ? '../dist/worker-node.js' : './worker-node.js', import.meta.url),
   concurrency: availableParallelism,
   sharedMemory: () => true,
 });

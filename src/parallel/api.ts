@@ -35,6 +35,11 @@ export interface ParallelSettings {
   workerUrl?: URL | string;
   /** Piece length in bytes, a power of two >= 1024; 0 picks one by size. */
   pieceLength?: number;
+  /** How pieces that must be copied reach workers: 'transfer' (default:
+   * copied into reusable ArrayBuffers that move to the worker and back) or
+   * 'shared' (copied into SharedArrayBuffers, where they can be posted).
+   * Input that already lives in a SharedArrayBuffer is never copied. */
+  transport?: 'transfer' | 'shared';
   /** A worker that has not answered a job of n bytes within
    * `jobTimeout + n / 1 MiB * 100` ms is treated as lost (default 30 s). */
   jobTimeout?: number;
@@ -86,11 +91,16 @@ export function parallelApi(platform: ParallelPlatform) {
     workerUrl: undefined,
     pieceLength: 0,
     jobTimeout: 30_000,
+    transport: 'transfer',
   };
   let pool: WorkerPool | undefined;
 
   function pieceLengthFor(total: number, workers: number): number {
     return settings.pieceLength || autoPieceLength(total, workers);
+  }
+
+  function copyShared(): boolean {
+    return settings.transport === 'shared' && platform.sharedMemory();
   }
 
   function workerCount(): number {
@@ -110,6 +120,9 @@ export function parallelApi(platform: ParallelPlatform) {
   function configureParallel(next: ParallelSettings): void {
     checkOptions(next, 'settings');
     const merged = { ...settings, ...next };
+    if (merged.transport !== 'transfer' && merged.transport !== 'shared') {
+      throw new TypeError("blake3-kit: settings.transport must be 'transfer' or 'shared'");
+    }
     for (const name of ['workers', 'threshold', 'pieceLength', 'jobTimeout'] as const) {
       const value = merged[name];
       if (typeof value !== 'number') throw new TypeError(`blake3-kit: settings.${name} must be a number`);
@@ -206,7 +219,7 @@ export function parallelApi(platform: ParallelPlatform) {
     const pieceLength = pieceLengthFor(bytes.length, workers.size);
     if (bytes.length <= pieceLength) return serialHash(bytes, options, outLength);
     const inputShared = isShared(bytes.buffer);
-    const staging = new PieceBuffers(pieceLength, platform.sharedMemory() && !inputShared);
+    const staging = new PieceBuffers(pieceLength, copyShared());
     async function* pieces() {
       for (let offset = 0; offset < bytes.length; offset += pieceLength) {
         const view = bytes.subarray(offset, offset + pieceLength);
@@ -289,7 +302,7 @@ export function parallelApi(platform: ParallelPlatform) {
       return hasher.digest({ length: outLength });
     }
     const pieceLength = settings.pieceLength || STREAM_PIECE;
-    const buffers = new PieceBuffers(pieceLength, platform.sharedMemory());
+    const buffers = new PieceBuffers(pieceLength, copyShared());
     let whole: Uint8Array | undefined;
     async function* pieces() {
       let current = buffers.take();
