@@ -4,7 +4,7 @@
 // 256 MiB file with peak memory, and the native update_rayon speedup of the
 // same machine in the same run.
 //
-//   node bench/parallel/node.mjs [--quick]     (after `node scripts/setup.mjs`)
+//   node --expose-gc bench/parallel/node.mjs [--quick]   (after `node scripts/setup.mjs`)
 import { execFileSync } from 'node:child_process';
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -43,7 +43,7 @@ async function time(fn) {
 }
 
 const rate = (bytes, ms) => bytes / MiB / (ms / 1000);
-const report = { machine: { cpu: cpus()[0]?.model, cores, node: process.version, date: new Date().toISOString(), command: `node bench/parallel/node.mjs${quick ? ' --quick' : ''}` }, speedups: [], threshold: [], stream: undefined, rayon: [] };
+const report = { machine: { cpu: cpus()[0]?.model, cores, node: process.version, date: new Date().toISOString(), command: `node --expose-gc bench/parallel/node.mjs${quick ? ' --quick' : ''}` }, speedups: [], threshold: [], stream: undefined, rayon: [] };
 
 // Native reference: what multithreading gives on this machine right now.
 const manifest = join(root, 'bench/rayon-ref/Cargo.toml');
@@ -53,12 +53,16 @@ report.rayon = rayonOut.trim().split('\n').map((line) => JSON.parse(line));
 
 const workerCounts = [...new Set([1, 2, cores])];
 for (const mib of quick ? [16] : [16, 256]) {
-  for (const shared of [false, true]) {
+  for (const [shared, transport, label] of [
+    [false, 'transfer', 'ArrayBuffer, pieces copied and transferred (default)'],
+    [false, 'shared', 'ArrayBuffer, pieces copied into SharedArrayBuffers'],
+    [true, 'transfer', 'SharedArrayBuffer, not copied'],
+  ]) {
     const input = filled(mib * MiB, shared);
     const serial = await time(() => b3.hash(input));
-    const row = { mib, input: shared ? 'SharedArrayBuffer' : 'ArrayBuffer (copied to shared pieces)', serialMBs: rate(input.length, serial), workers: {} };
+    const row = { mib, input: label, serialMBs: rate(input.length, serial), workers: {} };
     for (const workers of workerCounts) {
-      b3.configureParallel({ workers, threshold: 0 });
+      b3.configureParallel({ workers, threshold: 0, transport });
       const parallel = await time(() => b3.hashParallel(input));
       row.workers[workers] = { MBs: rate(input.length, parallel), speedup: serial / parallel };
     }
@@ -68,7 +72,7 @@ for (const mib of quick ? [16] : [16, 256]) {
 }
 
 // Where workers start to pay: serial against all workers, per size.
-b3.configureParallel({ workers: 0, threshold: 0 });
+b3.configureParallel({ workers: 0, threshold: 0, transport: 'transfer' });
 for (const kib of quick ? [256, 1024, 4096] : [128, 256, 512, 1024, 2048, 4096, 8192]) {
   const input = filled(kib * 1024, false);
   const serial = await time(() => b3.hash(input));
@@ -85,12 +89,14 @@ try {
   const path = join(dir, 'stream.bin');
   writeFileSync(path, filled(mib * MiB, false));
   b3.configureParallel({ workers: 0, threshold: 1 << 20 });
-  let peak = 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+  globalThis.gc?.();
   const base = process.memoryUsage().rss;
+  let peak = base;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
   const streamMs = await time(() => b3.hashStream(createReadStream(path, { highWaterMark: MiB })));
   clearInterval(sampler);
-  const inMemory = await time(() => b3.hashParallel(filled(mib * MiB, false)));
+  const input = filled(mib * MiB, false);
+  const inMemory = await time(() => b3.hashParallel(input));
   report.stream = { mib, MBs: rate(mib * MiB, streamMs), inMemoryMBs: rate(mib * MiB, inMemory), ratio: inMemory / streamMs, peakRssGrowthMiB: (peak - base) / MiB };
   console.log(JSON.stringify(report.stream));
 } finally {

@@ -45,8 +45,11 @@ export interface ParallelSettings {
   jobTimeout?: number;
 }
 
-/** Below this, worker round trips cost more than they save (see README). */
-export const DEFAULT_THRESHOLD = 1 << 20;
+/** At most this many bytes stay on the calling thread. Serial time / all
+ * workers' time for a plain (copied) input on this 2-core machine, Node 20:
+ * 1 MiB 0.92, 2 MiB 0.95, 4 MiB 1.17, 8 MiB 1.54 (bench/parallel/node.mjs;
+ * Chromium in the README). */
+export const DEFAULT_THRESHOLD = 4 << 20;
 const MIN_PIECE = 64 * 1024;
 const MAX_PIECE = 8 * 1024 * 1024;
 const STREAM_PIECE = 1024 * 1024;
@@ -147,6 +150,7 @@ export function parallelApi(platform: ParallelPlatform) {
   function terminateWorkers(): void {
     pool?.terminate();
     pool = undefined;
+    piecePools.clear();
   }
 
   /**
@@ -219,7 +223,7 @@ export function parallelApi(platform: ParallelPlatform) {
     const pieceLength = pieceLengthFor(bytes.length, workers.size);
     if (bytes.length <= pieceLength) return serialHash(bytes, options, outLength);
     const inputShared = isShared(bytes.buffer);
-    const staging = new PieceBuffers(pieceLength, copyShared());
+    const staging = piecePool(pieceLength, copyShared());
     async function* pieces() {
       for (let offset = 0; offset < bytes.length; offset += pieceLength) {
         const view = bytes.subarray(offset, offset + pieceLength);
@@ -302,7 +306,7 @@ export function parallelApi(platform: ParallelPlatform) {
       return hasher.digest({ length: outLength });
     }
     const pieceLength = settings.pieceLength || STREAM_PIECE;
-    const buffers = new PieceBuffers(pieceLength, copyShared());
+    const buffers = piecePool(pieceLength, copyShared());
     let whole: Uint8Array | undefined;
     async function* pieces() {
       let current = buffers.take();
@@ -372,6 +376,20 @@ function isShared(buffer: ArrayBufferLike): boolean {
 
 /** Piece-sized buffers, reused: shared memory where it can be posted,
  * otherwise plain buffers that travel to a worker and back. */
+/** Reused piece buffers by length and kind. Fresh ones cost a zero-filled
+ * allocation each call: with them, 16 MiB from a plain buffer on 2 workers
+ * ran at 1.00x the single thread; see the README for the numbers now. At
+ * most POOLED_BYTES stay held between calls (terminateWorkers frees them). */
+const piecePools = new Map<string, PieceBuffers>();
+const POOLED_BYTES = 32 * 1024 * 1024;
+
+function piecePool(length: number, shared: boolean): PieceBuffers {
+  const key = `${length}:${shared}`;
+  let pool = piecePools.get(key);
+  if (!pool) piecePools.set(key, (pool = new PieceBuffers(length, shared)));
+  return pool;
+}
+
 class PieceBuffers {
   readonly shared: boolean;
   readonly #length: number;
@@ -393,6 +411,8 @@ class PieceBuffers {
   }
 
   release(bytes: Uint8Array): void {
-    if (bytes.buffer.byteLength === this.#length && bytes.byteOffset === 0) this.#free.push(new Uint8Array(bytes.buffer, 0, this.#length));
+    if (bytes.buffer.byteLength !== this.#length || bytes.byteOffset !== 0) return;
+    if ((this.#free.length + 1) * this.#length > POOLED_BYTES) return;
+    this.#free.push(new Uint8Array(bytes.buffer, 0, this.#length));
   }
 }
