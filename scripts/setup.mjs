@@ -3,12 +3,14 @@
 // when there is nothing to do and may only use Node built-ins (node_modules
 // may not exist yet).
 //
-//   node scripts/setup.mjs [--test]    (--test: also what the test suite needs)
+//   node scripts/setup.mjs [--browser | --test]   (what the benchmark / test suite also needs)
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { capture, cargoBin, main, newestMtime, oldestMtime, root, run } from './lib.mjs';
 
 const forTests = process.argv.includes('--test');
+// --browser: only Chromium (the benchmark); --test: Chromium and b3sum.
+const forBrowser = forTests || process.argv.includes('--browser');
 // The CLI is tested byte for byte against the official b3sum at this version.
 const B3SUM_VERSION = '1.8.7';
 const CHROMIUM = '/usr/bin/chromium';
@@ -117,10 +119,8 @@ main(async () => {
   requireRust();
   wasmTarget();
   wasmBindgen();
-  if (forTests) {
-    chromium();
-    b3sum();
-  }
+  if (forBrowser) chromium();
+  if (forTests) b3sum();
   await wasm();
   typescript();
 });
