@@ -1,14 +1,12 @@
 // Entry point for Node: the wasm files are read from disk next to dist/, and
-// hashing workers are worker_threads running dist/worker-node.js.
+// hashing workers are worker_threads running dist/worker-node.js
+// (node/parallel.ts).
 
 import { readFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { apiFor, type Blake3 } from './api.js';
 import { initWith, type InitOptions, type Platform } from './load.js';
-import { parallelApi } from './parallel/api.js';
-import type { SpawnWorker } from './parallel/pool.js';
+import { nodeParallel } from './node/parallel.js';
 
 export * from './api.js';
 export { FileTruncatedError, hashFile } from './node/file.js';
@@ -27,28 +25,8 @@ const nodePlatform: Platform = {
   },
 };
 
-const spawnThread: SpawnWorker = (url, onMessage, onFailure) => {
-  const worker = new Worker(url);
-  worker.on('message', onMessage);
-  worker.on('error', onFailure);
-  worker.on('messageerror', onFailure);
-  worker.on('exit', (code) => onFailure(new Error(`worker exited with code ${code}`)));
-  return {
-    post: (message, transfer) => worker.postMessage(message, transfer as never),
-    terminate: () => void worker.terminate(),
-    ref: () => worker.ref(),
-    unref: () => worker.unref(),
-  };
-};
-
 /** Hashes large inputs across worker_threads; see the README. */
-export const { hashParallel, hashBlob, hashStream, configureParallel, terminateWorkers, parallelStatus } = parallelApi({
-  spawn: spawnThread,
-  // Run from sources (the test suite imports src/), the built worker is used.
-  workerUrl: () => new URL(import.meta.url.endsWith('.ts') ? '../dist/worker-node.js' : './worker-node.js', import.meta.url),
-  concurrency: availableParallelism,
-  sharedMemory: () => true,
-});
+export const { hashParallel, hashBlob, hashStream, configureParallel, terminateWorkers, parallelStatus } = nodeParallel;
 
 /** Loads the wasm core once (later calls return the same result) and
  * resolves to the synchronous API. */

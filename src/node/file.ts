@@ -1,11 +1,13 @@
-// hashFile(): a file streamed through two reused 1 MiB buffers, the next read
-// running in libuv's thread pool while the current piece is hashed. Memory
-// stays flat at any file size. (The native addon's mmap + threads path will
-// take over where it is installed.)
+// hashFile(): a large file is read in pieces straight into pooled buffers
+// and hashed by the worker pool; a small one (at or below the parallel
+// threshold) streams through two reused 1 MiB buffers on this thread, the
+// next read running in libuv's thread pool while the current piece is
+// hashed. Memory stays bounded at any file size.
 
 import { open, type FileHandle } from 'node:fs/promises';
 import { createHasher } from '../hasher.js';
 import { outputLength } from '../input.js';
+import { nodeParallel } from './parallel.js';
 import { checkAsyncOptions, type AsyncHashOptions } from './progress-options.js';
 
 const PIECE = 1 << 20;
@@ -13,12 +15,13 @@ const PIECE = 1 << 20;
 /** The error for a file that ended before the size it had when opened. */
 export class FileTruncatedError extends Error {
   readonly code = 'ERR_FILE_TRUNCATED';
+  /** `expected`: the size when opened; `read`: the bytes it held at the end. */
   constructor(
     readonly path: string,
     readonly expected: number,
     readonly read: number,
   ) {
-    super(`blake3-kit: ${path} was truncated while being hashed: expected ${expected} bytes, read ${read}`);
+    super(`blake3-kit: ${path} was truncated while being hashed: it had ${expected} bytes, then ${read}`);
   }
 }
 
@@ -36,6 +39,23 @@ export async function hashFile(path: string | URL, options?: AsyncHashOptions): 
   try {
     file = await open(path, 'r');
     const { size } = await file.stat();
+    const handle = file;
+    const inParallel = await nodeParallel.hashRanges(
+      size,
+      async (offset, into) => {
+        const { bytesRead } = await handle.read(into, 0, into.length, offset);
+        if (bytesRead < into.length) throw new FileTruncatedError(String(path), size, (await handle.stat()).size);
+        return bytesRead;
+      },
+      options,
+    );
+    if (inParallel) {
+      // Every piece was read in full, but a file cut short after its last
+      // read still changed under us: report it rather than a stale digest.
+      const now = (await handle.stat()).size;
+      if (now < size) throw new FileTruncatedError(String(path), size, now);
+      return inParallel;
+    }
     const buffers = [Buffer.allocUnsafe(PIECE), Buffer.allocUnsafe(PIECE)];
     let done = 0;
     pending = file.read(buffers[0]!, 0, PIECE, 0);

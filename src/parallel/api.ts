@@ -87,6 +87,8 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+export type ParallelApi = ReturnType<typeof parallelApi>;
+
 export function parallelApi(platform: ParallelPlatform) {
   let settings: Required<Omit<ParallelSettings, 'workerUrl'>> & { workerUrl: URL | string | undefined } = {
     workers: 0,
@@ -260,6 +262,45 @@ export function parallelApi(platform: ParallelPlatform) {
     return finish(tree, cvs, pieceLength, total, outLength);
   }
 
+  /**
+   * For sources that read any range on demand (files): `read(offset, into)`
+   * fills `into` from `offset` and resolves to the bytes read. Pieces are
+   * read straight into pooled buffers, one piece ahead, with no other copy.
+   * Resolves to undefined when `total` is at or below the threshold or no
+   * workers can run, so the caller hashes serially.
+   */
+  async function hashRanges(
+    total: number,
+    read: (offset: number, into: Uint8Array) => Promise<number>,
+    options?: ParallelOptions,
+  ): Promise<Uint8Array | undefined> {
+    const { tree, length: outLength } = prepare(options);
+    const workers = total > settings.threshold ? getPool() : undefined;
+    if (!workers) return undefined;
+    const pieceLength = pieceLengthFor(total, workers.size);
+    if (total <= pieceLength) return undefined;
+    const buffers = piecePool(pieceLength, copyShared());
+    const readPiece = async (offset: number) => {
+      const into = buffers.take().subarray(0, Math.min(pieceLength, total - offset));
+      const count = await read(offset, into);
+      return into.subarray(0, count);
+    };
+    async function* pieces() {
+      let next = readPiece(0);
+      for (let offset = 0; offset < total; offset += pieceLength) {
+        const bytes = await abortable(next, options?.signal);
+        if (offset + pieceLength < total) next = readPiece(offset + pieceLength);
+        const copy = async () => {
+          const again = new Uint8Array(Math.min(pieceLength, total - offset));
+          return again.subarray(0, await read(offset, again));
+        };
+        yield { bytes, shared: buffers.shared, recompute: copy };
+      }
+    }
+    const { cvs } = await runTree(tree, pieces(), options, total, workers, (b) => buffers.release(b));
+    return finish(tree, cvs, pieceLength, total, outLength);
+  }
+
   /** BLAKE3 of a stream (web ReadableStream, Node Readable or any async
    * iterable of bytes) in fixed 1 MiB pieces, hashed by the pool while the
    * stream is read. At most two pieces per worker are held at once. */
@@ -351,7 +392,7 @@ export function parallelApi(platform: ParallelPlatform) {
     return finish(tree, cvs, pieceLength, length, outLength);
   }
 
-  return { hashParallel, hashBlob, hashStream, configureParallel, terminateWorkers, parallelStatus };
+  return { hashParallel, hashBlob, hashStream, hashRanges, configureParallel, terminateWorkers, parallelStatus };
 }
 
 function serialHash(bytes: Uint8Array, options: ParallelOptions | undefined, outLength: number): Uint8Array {
