@@ -249,12 +249,19 @@ export function parallelApi(platform: ParallelPlatform) {
     const pieceLength = pieceLengthFor(total, workers.size);
     if (total <= pieceLength) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), options?.signal)), options, outLength);
     const read = (offset: number) => blob.slice(offset, offset + pieceLength).arrayBuffer().then((b) => new Uint8Array(b));
+    // Several slices in flight: one Blob read at a time left Chromium at
+    // 574 MB/s on a 256 MiB File (0.18x the in-memory parallel rate).
+    const ahead = workers.size * PIECES_PER_WORKER;
     async function* pieces() {
-      // One slice read ahead, so reading overlaps hashing.
-      let next = read(0);
+      const reads: Promise<Uint8Array>[] = [];
+      let nextOffset = 0;
+      const fill = () => {
+        for (; reads.length < ahead && nextOffset < total; nextOffset += pieceLength) reads.push(read(nextOffset));
+      };
+      fill();
       for (let offset = 0; offset < total; offset += pieceLength) {
-        const bytes = await abortable(next, options?.signal);
-        if (offset + pieceLength < total) next = read(offset + pieceLength);
+        const bytes = await abortable(reads.shift()!, options?.signal);
+        fill();
         yield { bytes, shared: false, recompute: () => read(offset) };
       }
     }
