@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const SIZES = [64, 1024, 64 * 1024, 1024 * 1024];
 
 async function measure(flavour) {
-  const { init } = await import('blake3-kit');
+  const { init } = await import('../dist/node.js');
   const b3 = await init({ flavour });
   const rows = {};
   for (const size of SIZES) {

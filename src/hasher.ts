@@ -89,7 +89,8 @@ abstract class SlotOwner {
  * A hasher takes a wasm slot only once its input outgrows the JS batch: a
  * short-lived hasher (create, a few small updates, digest, dispose) is a
  * one-shot hash of its batch. That took the life cycle of a 64-byte stream
- * from 0.68 to 0.22 us (Node 20, 2-core EPYC, median of 7 x 20000).
+ * from 0.68 to 0.27-0.50 us (Node 20, 2-core EPYC, medians of 7 x 20000 in
+ * three runs; the shared machine was noisy).
  */
 export class Hasher extends SlotOwner {
   readonly #mode: Mode;
