@@ -1,29 +1,16 @@
 import { playwright } from '@vitest/browser-playwright';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+// @ts-expect-error: a plain .mjs module without types
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './scripts/chromium.mjs';
 
 const entry = (name: string) => fileURLToPath(new URL(`./src/${name}.ts`, import.meta.url));
 
 // The suite every backend must pass, in Node and in Chromium.
 const shared = ['test/shared/**/*.test.ts'];
 
-// Debian's chromium, never a downloaded browser. Without the background
-// networking flags it keeps dialling hosts this machine cannot reach.
 const chromium = playwright({
-  launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--js-flags=--expose-gc',
-    ],
-  },
+  launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'] },
 });
 
 function nodeProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration {

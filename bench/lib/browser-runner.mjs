@@ -7,19 +7,7 @@ import { extname, join, normalize } from 'node:path';
 import { benchDir, buildDir, repoDir } from './build.mjs';
 import { progress } from './progress.mjs';
 import { median } from './node-runner.mjs';
-
-export const CHROMIUM = '/usr/bin/chromium';
-// The flags from shared/style.md.
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM_ARGS as FLAGS, CHROMIUM_PATH as CHROMIUM } from '../../scripts/chromium.mjs';
 
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.map': 'application/json' };
 const PAGE = '<!doctype html><meta charset="utf-8"><title>blake3-kit bench</title><script type="module" src="/build/harness.js"></script>';

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright';
 import { serve } from '../../examples/serve.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const quick = process.argv.includes('--quick');
 const runs = quick ? 3 : 5;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const MiB = 1 << 20;
 
 /** Resident memory of every chromium process, in bytes. */
@@ -33,9 +33,9 @@ function chromiumRss() {
   return total;
 }
 
-const report = { machine: { chromium: execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(), date: new Date().toISOString(), command: `node bench/parallel/browser.mjs${quick ? ' --quick' : ''}` }, speedups: [], blob: undefined };
+const report = { machine: { chromium: execFileSync(CHROMIUM_PATH, ['--version'], { encoding: 'utf8' }).trim(), date: new Date().toISOString(), command: `node bench/parallel/browser.mjs${quick ? ' --quick' : ''}` }, speedups: [], blob: undefined };
 const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-pbench-'));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 try {
   for (const isolated of [true, false]) {
     const server = await serve({ isolated });

@@ -9,6 +9,8 @@ import { chromium } from 'playwright';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
 import { serve } from '../../examples/serve.mjs';
+// @ts-expect-error: a plain .mjs module without types
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
 import { load, pattern } from '../shared/setup.js';
 
 const b3 = await load();
@@ -17,7 +19,6 @@ mkdirSync(results, { recursive: true });
 const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-page-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe.each([true, false])('example page (cross-origin isolated: %s)', (isolated) => {
   it('hashes a picked 24 MiB file with workers, showing progress, digest and MB/s', async () => {
@@ -25,7 +26,7 @@ describe.each([true, false])('example page (cross-origin isolated: %s)', (isolat
     const path = join(dir, `upload-${isolated}.bin`);
     writeFileSync(path, content);
     const server = await serve({ isolated });
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ARGS });
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     try {
       const page = await browser.newPage({ viewport: { width: 900, height: 640 } });
       const errors: string[] = [];
