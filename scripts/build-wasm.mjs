@@ -210,7 +210,7 @@ export function checkModule(bytes, label) {
 
 function buildFlavour(flavour, wasmOpt, tmp) {
   const out = join(OUT_DIR, `blake3-kit-${flavour}.wasm`);
-  console.log(`build-wasm: ${flavour}`);
+  console.error(`build-wasm: ${flavour}`);
   const raw = cargoBuild(flavour);
 
   // Only the _bg.wasm is kept: the TypeScript loader calls the integer-only
@@ -248,7 +248,7 @@ export function buildWasm(flavours = Object.keys(FLAVOURS)) {
   const tmp = mkdtempSync(join(tmpdir(), 'blake3-kit-wasm-'));
   try {
     const rows = flavours.map((f) => buildFlavour(f, wasmOpt, tmp));
-    console.log(`\n${table([['module', 'bytes', 'gzip -9'], ...rows.map((r) => [r.path, r.bytes, r.gzip])])}\n`);
+    console.error(`\n${table([['module', 'bytes', 'gzip -9'], ...rows.map((r) => [r.path, r.bytes, r.gzip])])}\n`);
     return rows;
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -26,9 +26,13 @@ export function withEnv(overrides) {
   return env;
 }
 
-/** Run a command with inherited stdio, so its output (and any error) is visible. Throws on failure. */
+/**
+ * Run a build or install step, its output visible on stderr. Not on stdout:
+ * set-up runs before `npm run hash`, whose stdout must be the CLI's alone
+ * (a checkfile, raw bytes). Throws on failure.
+ */
 export function run(cmd, args = [], { cwd = root, env } = {}) {
-  const r = spawnSync(cmd, args, { cwd, stdio: 'inherit', env: withEnv(env) });
+  const r = spawnSync(cmd, args, { cwd, stdio: ['inherit', 2, 'inherit'], env: withEnv(env) });
   if (r.error) {
     throw new Error(r.error.code === 'ENOENT' ? `${cmd}: command not found` : `${cmd}: ${r.error.message}`);
   }

@@ -15,7 +15,8 @@ const forBrowser = forTests || process.argv.includes('--browser');
 const B3SUM_VERSION = '1.8.7';
 const CHROMIUM = '/usr/bin/chromium';
 const at = (...p) => join(root, ...p);
-const say = (what, msg) => console.log(`setup: ${what.padEnd(12)} ${msg}`);
+// stderr, like the steps it runs (see run() in lib.mjs).
+const say = (what, msg) => console.error(`setup: ${what.padEnd(12)} ${msg}`);
 
 function npmDeps() {
   const marker = at('node_modules', '.package-lock.json');
