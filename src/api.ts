@@ -10,7 +10,7 @@ import type { Backend } from './load.js';
 export { deriveKey, hash, keyedHash } from './hash.js';
 export { Hasher, XofReader, createHasher } from './hasher.js';
 export { toHex } from './hex.js';
-export { MAX_OUTPUT_LENGTH, type HashOptions, type Input, type KeyOption, type LengthOption } from './input.js';
+export { MAX_OUTPUT_LENGTH, type AsyncHashOptions, type HashOptions, type Input, type KeyOption, type LengthOption } from './input.js';
 export { backend, simdSupported, type Backend, type Flavour, type InitOptions, type WasmSource } from './load.js';
 
 /** What `init()` resolves to: the synchronous API and the backend chosen. */

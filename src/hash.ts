@@ -1,12 +1,11 @@
 // One-shot hashing in the three modes.
 
-import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, core, fail, newSlot, notInitialized, staging, stagingLen, type Mode } from './core.js';
+import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, core, keyArea, fail, newSlot, notInitialized, staging, stagingLen, type Mode } from './core.js';
 import {
   checkContext,
   checkKey,
   checkOptions,
-  loadContext,
-  loadKey,
+  loadContextKey,
   maxStringUnits,
   modeFromOptions,
   outputLength,
@@ -36,7 +35,7 @@ export function keyedHash(key: ArrayBufferView | ArrayBufferLike, input: Input, 
   if (core === undefined) notInitialized();
   checkOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
-  loadKey(checkKey(key, 'key'));
+  keyArea.set(checkKey(key, 'key'));
   return hashInMode(input, MODE_KEYED, length);
 }
 
@@ -46,7 +45,7 @@ export function deriveKey(context: string, keyMaterial: Input, options?: LengthO
   if (core === undefined) notInitialized();
   checkOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
-  loadContext(checkContext(context, 'context'), 'context');
+  loadContextKey(checkContext(context, 'context'), 'context');
   return hashInMode(keyMaterial, MODE_DERIVE_KEY, length);
 }
 

@@ -25,6 +25,17 @@ export interface LengthOption {
 
 export type HashOptions = KeyOption & LengthOption;
 
+/** Options of the asynchronous APIs (hashFile, hashParallel, hashBlob,
+ * hashStream): a mode and output length as for `hash()`, plus cancellation
+ * and progress. */
+export interface AsyncHashOptions extends HashOptions {
+  /** Rejects with the signal's reason, releasing files, streams and workers. */
+  signal?: AbortSignal;
+  /** Called as bytes are hashed; the last call has bytesDone === total
+   * where the total is known. */
+  onProgress?: (bytesDone: number, total?: number) => void;
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'object') return (value as object).constructor?.name ?? 'object';
@@ -66,6 +77,17 @@ export function checkOptions(options: unknown, name: string): void {
   }
 }
 
+export function checkAsyncOptions(options: unknown, name: string): void {
+  checkOptions(options, name);
+  const { signal, onProgress } = (options ?? {}) as AsyncHashOptions;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError(`blake3-kit: ${name}.signal must be an AbortSignal`);
+  }
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new TypeError(`blake3-kit: ${name}.onProgress must be a function`);
+  }
+}
+
 const encoder = new TextEncoder();
 /** UTF-16 units that always fit the staging buffer as UTF-8 (3 bytes each). */
 export function maxStringUnits(): number {
@@ -97,7 +119,8 @@ export function forEachStringPiece(text: string, take: (byteCount: number) => vo
 const contextKeys = new Map<string, Uint8Array>();
 const CONTEXT_CACHE_SIZE = 64;
 
-function loadContextKey(context: string, name: string): void {
+/** Puts the context key of `context` in the key area. */
+export function loadContextKey(context: string, name: string): void {
   const cached = contextKeys.get(context);
   if (cached !== undefined) {
     keyArea.set(cached);
@@ -143,12 +166,4 @@ export function modeFromOptions(options: KeyOption, name: string): Mode {
     return MODE_DERIVE_KEY;
   }
   return MODE_HASH;
-}
-
-export function loadKey(key: Uint8Array): void {
-  keyArea.set(key);
-}
-
-export function loadContext(context: string, name: string): void {
-  loadContextKey(context, name);
 }

@@ -11,7 +11,6 @@ import { nodeParallel } from './node/parallel.js';
 export * from './api.js';
 export { FileTruncatedError, hashFile } from './node/file.js';
 export { HashSink, HashTransform } from './node/stream.js';
-export type { AsyncHashOptions } from './node/progress-options.js';
 export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
 
 const URL_SCHEME = /^[a-z][a-z0-9+.-]+:/i; // at least two letters: not a drive

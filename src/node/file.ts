@@ -6,9 +6,8 @@
 
 import { open, type FileHandle } from 'node:fs/promises';
 import { createHasher } from '../hasher.js';
-import { outputLength } from '../input.js';
+import { checkAsyncOptions, outputLength, type AsyncHashOptions } from '../input.js';
 import { nodeParallel } from './parallel.js';
-import { checkAsyncOptions, type AsyncHashOptions } from './progress-options.js';
 
 const PIECE = 1 << 20;
 
@@ -28,12 +27,14 @@ export class FileTruncatedError extends Error {
 /** BLAKE3 of a file's contents. Rejects with the system error (its `code`:
  * ENOENT, EISDIR, EACCES, ...) or FileTruncatedError, never a wrong digest. */
 export async function hashFile(path: string | URL, options?: AsyncHashOptions): Promise<Uint8Array> {
-  checkAsyncOptions(options);
+  checkAsyncOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
   const signal = options?.signal;
   signal?.throwIfAborted();
   const onProgress = options?.onProgress;
-  const hasher = createHasher(options?.key !== undefined || options?.context !== undefined ? options : undefined);
+  // Created first so that a bad key or context rejects before the file is
+  // touched; it holds no wasm memory until it is fed.
+  const hasher = createHasher(options);
   let file: FileHandle | undefined;
   let pending: Promise<{ bytesRead: number }> | undefined;
   try {

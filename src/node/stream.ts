@@ -4,91 +4,107 @@
 
 import { Transform, Writable, type TransformCallback } from 'node:stream';
 import { createHasher, type Hasher } from '../hasher.js';
-import { outputLength, type HashOptions, type KeyOption } from '../input.js';
+import { outputLength, type HashOptions } from '../input.js';
 
 type Chunk = Uint8Array | string;
+type Callback = (error?: Error | null) => void;
 
-function modeOf(options: KeyOption | undefined): KeyOption | undefined {
-  return options?.key !== undefined || options?.context !== undefined ? options : undefined;
+/** The part both stream classes share: one hasher, finished once. */
+class StreamDigest {
+  readonly #hasher: Hasher;
+  readonly #length: number;
+  #digest: Uint8Array | undefined;
+
+  constructor(options: HashOptions | undefined) {
+    this.#length = outputLength(options?.length, 'options.length');
+    this.#hasher = createHasher(options);
+  }
+
+  /** Feeds a chunk; an error is returned for the stream's callback. */
+  update(chunk: Chunk): Error | null {
+    try {
+      this.#hasher.update(chunk);
+      return null;
+    } catch (error) {
+      return error as Error;
+    }
+  }
+
+  finish(): Uint8Array {
+    this.#digest = this.#hasher.digest({ length: this.#length });
+    this.#hasher.dispose();
+    return this.#digest.slice();
+  }
+
+  dispose(): void {
+    this.#hasher.dispose();
+  }
+
+  /** The digest; throws with `pending` before the stream is done. */
+  result(pending: string): Uint8Array {
+    if (this.#digest === undefined) throw new Error(`blake3-kit: ${pending}`);
+    return this.#digest.slice();
+  }
 }
 
 /** A Writable that hashes what is written to it. After 'finish', `digest()`
  * returns the hash. */
 export class HashSink extends Writable {
-  readonly #hasher: Hasher;
-  readonly #length: number;
-  #digest: Uint8Array | undefined;
+  readonly #state: StreamDigest;
 
   constructor(options?: HashOptions) {
     super();
-    this.#length = outputLength(options?.length, 'options.length');
-    this.#hasher = createHasher(modeOf(options));
+    this.#state = new StreamDigest(options);
   }
 
-  override _write(chunk: Chunk, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    try {
-      this.#hasher.update(chunk);
-      callback();
-    } catch (error) {
-      callback(error as Error);
-    }
+  override _write(chunk: Chunk, _encoding: BufferEncoding, callback: Callback): void {
+    callback(this.#state.update(chunk));
   }
 
-  override _final(callback: (error?: Error | null) => void): void {
-    this.#digest = this.#hasher.digest({ length: this.#length });
-    this.#hasher.dispose();
+  override _final(callback: Callback): void {
+    this.#state.finish();
     callback();
   }
 
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#hasher.dispose();
+  override _destroy(error: Error | null, callback: Callback): void {
+    this.#state.dispose();
     callback(error);
   }
 
   /** The hash of everything written; throws before the stream finished. */
   digest(): Uint8Array {
-    if (this.#digest === undefined) throw new Error('blake3-kit: the stream has not finished');
-    return this.#digest.slice();
+    return this.#state.result('the stream has not finished');
   }
 }
 
 /** A pass-through stream that hashes the bytes flowing through it: it emits
  * 'digest' with the hash when the input ends, and `digest()` returns it. */
 export class HashTransform extends Transform {
-  readonly #hasher: Hasher;
-  readonly #length: number;
-  #digest: Uint8Array | undefined;
+  readonly #state: StreamDigest;
 
   constructor(options?: HashOptions) {
     super();
-    this.#length = outputLength(options?.length, 'options.length');
-    this.#hasher = createHasher(modeOf(options));
+    this.#state = new StreamDigest(options);
   }
 
   override _transform(chunk: Chunk, _encoding: BufferEncoding, callback: TransformCallback): void {
-    try {
-      this.#hasher.update(chunk);
-      callback(null, chunk);
-    } catch (error) {
-      callback(error as Error);
-    }
+    const error = this.#state.update(chunk);
+    if (error) callback(error);
+    else callback(null, chunk);
   }
 
   override _flush(callback: TransformCallback): void {
-    this.#digest = this.#hasher.digest({ length: this.#length });
-    this.#hasher.dispose();
-    this.emit('digest', this.#digest.slice());
+    this.emit('digest', this.#state.finish());
     callback();
   }
 
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#hasher.dispose();
+  override _destroy(error: Error | null, callback: Callback): void {
+    this.#state.dispose();
     callback(error);
   }
 
   /** The hash of everything that passed; throws before the input ended. */
   digest(): Uint8Array {
-    if (this.#digest === undefined) throw new Error('blake3-kit: the stream has not ended');
-    return this.#digest.slice();
+    return this.#state.result('the stream has not ended');
   }
 }

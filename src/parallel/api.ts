@@ -6,17 +6,14 @@
 import { MODE_HASH, core, keyArea, notInitialized, type Mode } from '../core.js';
 import { hash } from '../hash.js';
 import { Hasher } from '../hasher.js';
-import { checkOptions, modeFromOptions, outputLength, toBytes, type HashOptions, type Input } from '../input.js';
+import { checkAsyncOptions, checkOptions, modeFromOptions, outputLength, toBytes, type AsyncHashOptions, type HashOptions, type Input } from '../input.js';
 import { loadedModule } from '../load.js';
 import { rootFromPieces, subtreeChainingValue } from '../subtree.js';
 import { WorkerPool, type SpawnWorker } from './pool.js';
 
-export interface ParallelOptions extends HashOptions {
-  /** Rejects with the signal's reason and stops reading and dispatching. */
-  signal?: AbortSignal;
-  /** Called as pieces finish; the last call has bytesDone === total. */
-  onProgress?: (bytesDone: number, total?: number) => void;
-}
+/** hashParallel, hashBlob and hashStream take the options of every
+ * asynchronous API. */
+export type ParallelOptions = AsyncHashOptions;
 
 export interface ParallelPlatform {
   spawn: SpawnWorker | undefined;
@@ -62,11 +59,8 @@ interface Mode_ {
 
 function prepare(options: ParallelOptions | undefined): { tree: Mode_; length: number } {
   if (core === undefined) notInitialized();
-  checkOptions(options, 'options');
+  checkAsyncOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
-  const { signal, onProgress } = options ?? {};
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('blake3-kit: options.signal must be an AbortSignal');
-  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError('blake3-kit: options.onProgress must be a function');
   const mode = options === undefined ? MODE_HASH : modeFromOptions(options, 'options');
   return { tree: { mode, key: mode === MODE_HASH ? undefined : keyArea.slice() }, length };
 }
