@@ -72,73 +72,72 @@ function wasmOptPath() {
  */
 export function withoutTargetFeatures(bytes) {
   const kept = [bytes.subarray(0, 8)]; // magic and version
-  let pos = 8;
-  const leb = () => {
-    let value = 0;
-    for (let shift = 0; ; shift += 7) {
-      const byte = bytes[pos++];
-      value += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return value;
-    }
-  };
-  while (pos < bytes.length) {
-    const start = pos;
-    const id = bytes[pos++];
-    const size = leb();
-    const end = pos + size;
+  const r = reader(bytes);
+  while (r.pos < bytes.length) {
+    const start = r.pos;
+    const id = bytes[r.pos++];
+    const end = r.leb() + r.pos;
     if (id === 0) {
-      const nameLen = leb();
-      if (bytes.subarray(pos, pos + nameLen).toString() === 'target_features') {
-        pos = end;
+      const nameLen = r.leb();
+      if (bytes.subarray(r.pos, r.pos + nameLen).toString() === 'target_features') {
+        r.pos = end;
         continue;
       }
     }
-    pos = end;
+    r.pos = end;
     kept.push(bytes.subarray(start, end));
   }
   return Buffer.concat(kept);
 }
 
+/** A cursor over a module's bytes, after the 8-byte header, that reads
+ * unsigned LEB128 numbers. */
+function reader(bytes) {
+  return {
+    pos: 8,
+    leb() {
+      let value = 0;
+      for (let shift = 0; ; shift += 7) {
+        const byte = bytes[this.pos++];
+        value += (byte & 0x7f) * 2 ** shift;
+        if (byte < 0x80) return value;
+      }
+    },
+  };
+}
+
 /** The active data segments of a module: [{ address, bytes }]. */
 function dataSegments(bytes) {
-  let pos = 8;
-  const leb = () => {
-    let value = 0;
-    for (let shift = 0; ; shift += 7) {
-      const byte = bytes[pos++];
-      value += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return value;
-    }
-  };
+  const r = reader(bytes);
   const i32Const = () => {
-    if (bytes[pos++] !== 0x41) throw new Error('data segment offset is not an i32.const');
+    if (bytes[r.pos++] !== 0x41) throw new Error('data segment offset is not an i32.const');
     let value = 0;
     let shift = 0;
     let byte;
     do {
-      byte = bytes[pos++];
+      byte = bytes[r.pos++];
       value |= (byte & 0x7f) << shift;
       shift += 7;
     } while (byte & 0x80);
     if (shift < 32 && byte & 0x40) value |= -1 << shift;
-    if (bytes[pos++] !== 0x0b) throw new Error('data segment offset is not a constant expression');
+    if (bytes[r.pos++] !== 0x0b) throw new Error('data segment offset is not a constant expression');
     return value >>> 0;
   };
   const segments = [];
-  while (pos < bytes.length) {
-    const id = bytes[pos++];
-    const end = leb() + pos;
+  while (r.pos < bytes.length) {
+    const id = bytes[r.pos++];
+    const end = r.leb() + r.pos;
     if (id === 11) {
-      for (let n = leb(); n > 0; n--) {
-        const kind = leb();
-        if (kind === 2) leb(); // memory index
+      for (let n = r.leb(); n > 0; n--) {
+        const kind = r.leb();
+        if (kind === 2) r.leb(); // memory index
         const address = kind === 1 ? undefined : i32Const();
-        const length = leb();
-        if (address !== undefined) segments.push({ address, bytes: bytes.subarray(pos, pos + length) });
-        pos += length;
+        const length = r.leb();
+        if (address !== undefined) segments.push({ address, bytes: bytes.subarray(r.pos, r.pos + length) });
+        r.pos += length;
       }
     }
-    pos = end;
+    r.pos = end;
   }
   return segments;
 }
