@@ -2,7 +2,7 @@
 // runner opens a fresh page per implementation and calls window.bench.run;
 // for cold starts, a fresh page (and browser context, so nothing is cached)
 // per measurement calls window.bench.cold.
-import { makeInput } from '../lib/data.mjs';
+import { coldStart } from '../lib/cold.mjs';
 import { findImpl } from '../lib/impls.mjs';
 import { LOADERS } from '../lib/loaders-browser.mjs';
 import { errorText, runCells } from '../lib/measure.mjs';
@@ -32,15 +32,8 @@ window.bench = {
 
   // Import (fetching and compiling the chunk and any wasm) + init + first hash.
   async cold(name) {
-    const impl = findImpl(name);
-    const input = makeInput(64);
     try {
-      const t0 = performance.now();
-      const api = await impl.setup(await LOADERS[name]());
-      const out = await api.oneshot(api.prepare ? api.prepare(input) : input);
-      const ms = performance.now() - t0;
-      if (!out) throw new Error('no output');
-      return { ms };
+      return { ms: await coldStart(findImpl(name), LOADERS[name]) };
     } catch (error) {
       return { error: errorText(error) };
     }

@@ -10,6 +10,7 @@ import { createReadStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { filled } from './fill.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -24,12 +25,6 @@ function median(values) {
   return sorted[sorted.length >> 1];
 }
 
-function filled(length, shared) {
-  const bytes = new Uint8Array(shared ? new SharedArrayBuffer(length) : new ArrayBuffer(length));
-  for (let i = 0; i < Math.min(length, 251 * 4096); i++) bytes[i] = i % 251;
-  for (let done = 251 * 4096; done < length; done *= 2) bytes.copyWithin(done, 0, Math.min(done, length - done));
-  return bytes;
-}
 
 async function time(fn) {
   await fn(); // warm-up (and worker start-up)
