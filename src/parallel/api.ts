@@ -6,7 +6,7 @@
 import { MODE_HASH, core, keyArea, notInitialized, type Mode } from '../core.js';
 import { hash } from '../hash.js';
 import { Hasher } from '../hasher.js';
-import { checkAsyncOptions, checkOptions, modeFromOptions, outputLength, toBytes, type AsyncHashOptions, type HashOptions, type Input } from '../input.js';
+import { checkAsyncOptions, checkOptions, modeFromOptions, outputLength, toBytes, type AsyncHashOptions, type Input } from '../input.js';
 import { loadedModule } from '../load.js';
 import { rootFromPieces, subtreeChainingValue } from '../subtree.js';
 import { WorkerPool, type SpawnWorker } from './pool.js';
@@ -52,12 +52,12 @@ const MAX_PIECE = 8 * 1024 * 1024;
 const STREAM_PIECE = 1024 * 1024;
 const PIECES_PER_WORKER = 2;
 
-interface Mode_ {
+interface TreeMode {
   mode: Mode;
   key: Uint8Array | undefined;
 }
 
-function prepare(options: ParallelOptions | undefined): { tree: Mode_; length: number } {
+function prepare(options: ParallelOptions | undefined): { tree: TreeMode; length: number } {
   if (core === undefined) notInitialized();
   checkAsyncOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
@@ -155,7 +155,7 @@ export function parallelApi(platform: ParallelPlatform) {
    * to recompute it here if its worker is lost.
    */
   async function runTree(
-    tree: Mode_,
+    tree: TreeMode,
     pieces: AsyncIterable<{ bytes: Uint8Array; shared: boolean; recompute: (() => Uint8Array | Promise<Uint8Array>) | undefined }>,
     options: ParallelOptions | undefined,
     total: number | undefined,
@@ -205,7 +205,7 @@ export function parallelApi(platform: ParallelPlatform) {
     return { cvs, length };
   }
 
-  function finish(tree: Mode_, cvs: Uint8Array[], pieceLength: number, length: number, outLength: number): Uint8Array {
+  function finish(tree: TreeMode, cvs: Uint8Array[], pieceLength: number, length: number, outLength: number): Uint8Array {
     return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, length, outLength);
   }
 
@@ -215,9 +215,9 @@ export function parallelApi(platform: ParallelPlatform) {
     options?.signal?.throwIfAborted();
     const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : toBytes(input, 'input');
     const workers = bytes.length > settings.threshold ? getPool() : undefined;
-    if (!workers) return serialHash(bytes, options, outLength);
+    if (!workers) return serialHash(bytes, options);
     const pieceLength = pieceLengthFor(bytes.length, workers.size);
-    if (bytes.length <= pieceLength) return serialHash(bytes, options, outLength);
+    if (bytes.length <= pieceLength) return serialHash(bytes, options);
     const inputShared = isShared(bytes.buffer);
     const staging = piecePool(pieceLength, copyShared());
     async function* pieces() {
@@ -239,9 +239,9 @@ export function parallelApi(platform: ParallelPlatform) {
     options?.signal?.throwIfAborted();
     const total = blob.size;
     const workers = total > settings.threshold ? getPool() : undefined;
-    if (!workers) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), options?.signal)), options, outLength);
+    if (!workers) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), options?.signal)), options);
     const pieceLength = pieceLengthFor(total, workers.size);
-    if (total <= pieceLength) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), options?.signal)), options, outLength);
+    if (total <= pieceLength) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), options?.signal)), options);
     const read = (offset: number) => blob.slice(offset, offset + pieceLength).arrayBuffer().then((b) => new Uint8Array(b));
     // Several slices in flight: one Blob read at a time left Chromium at
     // 574 MB/s on a 256 MiB File (0.18x the in-memory parallel rate).
@@ -326,7 +326,7 @@ export function parallelApi(platform: ParallelPlatform) {
 
   async function streamTree(
     iterator: AsyncIterator<Uint8Array | string>,
-    tree: Mode_,
+    tree: TreeMode,
     outLength: number,
     options: ParallelOptions | undefined,
   ): Promise<Uint8Array> {
@@ -336,7 +336,7 @@ export function parallelApi(platform: ParallelPlatform) {
     const workers = getPool();
     if (!workers) {
       // No workers here: the same stream, hashed on this thread.
-      using hasher = new Hasher(modeOptions(options));
+      using hasher = new Hasher(options); // reads only key and context
       let done = 0;
       for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
         signal?.throwIfAborted();
@@ -388,7 +388,7 @@ export function parallelApi(platform: ParallelPlatform) {
     const { cvs, length } = await runTree(tree, pieces(), options, undefined, workers, (b) => buffers.release(b));
     if (whole !== undefined) {
       options?.onProgress?.(whole.length);
-      return hash(whole, { ...modeOptions(options), length: outLength });
+      return hash(whole, options);
     }
     return finish(tree, cvs, pieceLength, length, outLength);
   }
@@ -396,14 +396,12 @@ export function parallelApi(platform: ParallelPlatform) {
   return { hashParallel, hashBlob, hashStream, hashRanges, configureParallel, terminateWorkers, parallelStatus };
 }
 
-function serialHash(bytes: Uint8Array, options: ParallelOptions | undefined, outLength: number): Uint8Array {
-  const digest = hash(bytes, { ...modeOptions(options), length: outLength });
+/** The calling thread's path: `hash()` reads the mode and length from the
+ * same options. */
+function serialHash(bytes: Uint8Array, options: ParallelOptions | undefined): Uint8Array {
+  const digest = hash(bytes, options);
   options?.onProgress?.(bytes.length, bytes.length);
   return digest;
-}
-
-function modeOptions(options: ParallelOptions | undefined): HashOptions {
-  return options?.key !== undefined ? { key: options.key } : options?.context !== undefined ? { context: options.context } : {};
 }
 
 /** A stream piece can be rehashed here after a lost worker only if it was
