@@ -49,6 +49,20 @@ export function deriveKey(context: string, keyMaterial: Input, options?: LengthO
   return hashInMode(keyMaterial, MODE_DERIVE_KEY, length);
 }
 
+/** One-shot of `bytes` in `mode` into all of `out`, the key area first
+ * loaded with `key` (the key, or derive_key's context key). */
+export function hashModeInto(mode: Mode, key: Uint8Array | undefined, bytes: Uint8Array, out: Uint8Array): void {
+  if (key !== undefined) keyArea.set(key);
+  if (bytes.length <= stagingLen && out.length <= stagingLen) {
+    staging.set(bytes);
+    const code = core!.hash_oneshot(mode, bytes.length, out.length);
+    if (code < 0) fail(code, 'hash_oneshot');
+    out.set(out.length === stagingLen ? staging : staging.subarray(0, out.length));
+    return;
+  }
+  out.set(throughSlot(bytes, mode, out.length));
+}
+
 function hashInMode(input: Input, mode: Mode, outLength: number): Uint8Array {
   if (typeof input === 'string') {
     if (input.length <= maxStringUnits() && outLength <= stagingLen) {

@@ -11,6 +11,10 @@ export type Input = ArrayBufferView | ArrayBufferLike | string;
  * read in pieces with `Hasher.xof()`. */
 export const MAX_OUTPUT_LENGTH = 2 ** 30;
 
+/** The longest derive_key context, as UTF-8 (the wasm staging buffer's
+ * size; every backend keeps the same limit). */
+export const MAX_CONTEXT_BYTES = 64 * 1024;
+
 export interface KeyOption {
   /** 32-byte key: keyed_hash mode. */
   key?: ArrayBufferView | ArrayBufferLike;
@@ -34,6 +38,38 @@ export interface AsyncHashOptions extends HashOptions {
   /** Called as bytes are hashed; the last call has bytesDone === total
    * where the total is known. */
   onProgress?: (bytesDone: number, total?: number) => void;
+}
+
+const TWO_64_MINUS_1 = 2n ** 64n - 1n;
+
+/** An XOF position: a bigint or safe-integer number in [0, 2^64). */
+export function toPosition(position: unknown, name: string): bigint {
+  let value: bigint;
+  if (typeof position === 'bigint') value = position;
+  else if (typeof position === 'number') {
+    if (!Number.isSafeInteger(position)) {
+      throw new RangeError(`blake3-kit: ${name} must be a non-negative safe integer, or a bigint below 2^64; got ${position}`);
+    }
+    value = BigInt(position);
+  } else {
+    throw new TypeError(`blake3-kit: ${name} must be a bigint or number; got ${describe(position)}`);
+  }
+  if (value < 0n || value > TWO_64_MINUS_1) {
+    throw new RangeError(`blake3-kit: ${name} must be in [0, 2^64); got ${value}`);
+  }
+  return value;
+}
+
+/** Where a read of `length` bytes at `start` ends; BLAKE3 output ends after
+ * 2^64 - 1 bytes. */
+export function checkReadEnd(start: bigint, length: number): bigint {
+  const end = start + BigInt(length);
+  if (end > TWO_64_MINUS_1) {
+    throw new RangeError(
+      `blake3-kit: reading ${length} bytes at position ${start} passes the end of BLAKE3 output (2^64 - 1 bytes)`,
+    );
+  }
+  return end;
 }
 
 function describe(value: unknown): string {

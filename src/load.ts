@@ -5,7 +5,10 @@
 import { ABI_VERSION, attach, type CoreExports } from './core.js';
 
 export type Flavour = 'simd' | 'scalar';
-export type Backend = `wasm-${Flavour}`;
+export type WasmBackend = `wasm-${Flavour}`;
+/** The wasm flavour, the native addon (Node), or native for large inputs
+ * with wasm for small ones (Node's default where the addon loads). */
+export type Backend = WasmBackend | 'native' | `native+${WasmBackend}`;
 
 /** Where a wasm module comes from: a compiled module, its bytes, a URL or
  * path to it, or a fetch Response. */
@@ -46,21 +49,26 @@ export function simdSupported(): boolean {
   return (simdSupport ??= WebAssembly.validate(SIMD_PROBE));
 }
 
-let loaded: Promise<Backend> | undefined;
+let loaded: Promise<WasmBackend> | undefined;
 let compiled: WebAssembly.Module | undefined;
 
 /** The module init() loaded, for workers to instantiate the same flavour. */
 export function loadedModule(): WebAssembly.Module | undefined {
   return compiled;
 }
-let activeBackend: Backend | undefined;
+let activeBackend: WasmBackend | undefined;
 
 /** The backend in use, or undefined before init() resolves. */
 export function backend(): Backend | undefined {
   return activeBackend;
 }
 
-export function initWith(platform: Platform, options: InitOptions = {}): Promise<Backend> {
+/** The wasm flavour loaded, if any (Node may use native alone). */
+export function wasmBackend(): WasmBackend | undefined {
+  return activeBackend;
+}
+
+export function initWith(platform: Platform, options: InitOptions = {}): Promise<WasmBackend> {
   if (typeof options !== 'object' || options === null) {
     return Promise.reject(new TypeError('blake3-kit: init options must be an object'));
   }
@@ -85,7 +93,7 @@ export function initWith(platform: Platform, options: InitOptions = {}): Promise
   return loaded;
 }
 
-async function load(platform: Platform, requestedFlavour: Flavour | 'auto', source: InitOptions['source']): Promise<Backend> {
+async function load(platform: Platform, requestedFlavour: Flavour | 'auto', source: InitOptions['source']): Promise<WasmBackend> {
   const flavour: Flavour = requestedFlavour === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : requestedFlavour;
   if (flavour === 'simd' && !simdSupported()) {
     throw new Error('blake3-kit: flavour "simd" was forced, but this engine does not support WebAssembly SIMD');

@@ -1,17 +1,18 @@
 // Hashing inside Node stream pipelines: HashSink (a Writable) and
-// HashTransform (a pass-through). hashStream() for whole streams is in
-// parallel/api.ts, shared with browsers.
+// HashTransform (a pass-through), on the backend init() chose. hashStream()
+// for whole streams is in parallel/api.ts and native/async.ts.
 
 import { Transform, Writable, type TransformCallback } from 'node:stream';
-import { createHasher, type Hasher } from '../hasher.js';
+import type { Blake3Hasher } from '../api.js';
 import { outputLength, type HashOptions } from '../input.js';
+import { createHasher } from './backend.js';
 
 type Chunk = Uint8Array | string;
 type Callback = (error?: Error | null) => void;
 
 /** The part both stream classes share: one hasher, finished once. */
 class StreamDigest {
-  readonly #hasher: Hasher;
+  readonly #hasher: Blake3Hasher;
   readonly #length: number;
   #digest: Uint8Array | undefined;
 

@@ -1,19 +1,25 @@
-// Every shared test file starts with `const b3 = await load()`: the flavour
-// comes from the vitest project (node-simd, chromium-scalar, ...).
+// Every shared test file starts with `const b3 = await load()`: the backend
+// comes from the vitest project (node-simd, node-native, chromium-scalar, ...).
 import { init } from 'blake3-kit';
 import { expect, inject } from 'vitest';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     flavour: 'simd' | 'scalar';
+    /** `auto`: Node's default, native above the routing threshold and wasm below. */
+    backend: 'wasm-simd' | 'wasm-scalar' | 'native' | 'auto';
   }
 }
 
 export const flavour = inject('flavour');
+export const backend = inject('backend');
+
+const expected = { native: 'native', auto: 'native+wasm-simd', 'wasm-simd': 'wasm-simd', 'wasm-scalar': 'wasm-scalar' };
 
 export async function load() {
-  const b3 = await init({ flavour });
-  expect(b3.backend).toBe(`wasm-${flavour}`);
+  // Browsers have only wasm; Node's init takes the backend too.
+  const b3 = await init((backend.startsWith('wasm') ? { flavour } : { backend }) as never);
+  expect(b3.backend).toBe(expected[backend]);
   return b3;
 }
 

@@ -1,0 +1,243 @@
+// Streaming hashers on the native addon. Like the wasm Hasher, small updates
+// gather in a JS batch: a napi call costs far more than copying a few bytes,
+// and a hasher whose whole input fits one batch is a single one-shot hash
+// (through wasm where wasm is faster at that size, see routing.ts).
+
+import type { Mode } from '../core.js';
+import { BATCH, SMALL_STRING, SMALL_UPDATE, disposeSymbol, giveBackBatch, takeBatch } from '../hasher.js';
+import {
+  checkOptions,
+  checkReadEnd,
+  outputLength,
+  toBytes,
+  toPosition,
+  type Input,
+  type KeyOption,
+  type LengthOption,
+} from '../input.js';
+import { addon, type NativeHasherHandle } from './addon.js';
+import { nativeMode, nativeNotLoaded } from './hash.js';
+
+const encoder = new TextEncoder();
+const LOW_32 = 0xffffffffn;
+
+/** One-shot of a batch into `out` (all of it, from position 0). */
+export type BatchHash = (mode: Mode, key: Uint8Array | undefined, bytes: Uint8Array, out: Uint8Array) => void;
+
+const nativeBatchHash: BatchHash = (mode, key, bytes, out) => addon!.hashInto(mode, key, bytes, out);
+let batchHash: BatchHash = nativeBatchHash;
+
+/** Routes the one-shots of small hashers (routing.ts); native by default. */
+export function setBatchHash(hash: BatchHash | undefined): void {
+  batchHash = hash ?? nativeBatchHash;
+}
+
+const ADOPT = Symbol('adopt state');
+const DISPOSED = null;
+
+/** Incremental BLAKE3 on the official crate. Create with `createHasher()`. */
+export class NativeHasher {
+  readonly #mode: Mode;
+  readonly #key: Uint8Array | undefined;
+  /** The native state, made once input outgrows the batch; null once disposed. */
+  #state: NativeHasherHandle | undefined | typeof DISPOSED;
+  #batch: Uint8Array | undefined;
+  #batched = 0;
+
+  constructor(options?: KeyOption);
+  /** @internal */
+  constructor(adopt: typeof ADOPT, mode: Mode, key: Uint8Array | undefined, state: NativeHasherHandle | undefined);
+  constructor(options?: KeyOption | typeof ADOPT, mode?: Mode, key?: Uint8Array, state?: NativeHasherHandle) {
+    if (addon === undefined) nativeNotLoaded();
+    if (options === ADOPT) {
+      this.#mode = mode!;
+      this.#key = key;
+      this.#state = state;
+      return;
+    }
+    const chosen = nativeMode(options, 'options');
+    this.#mode = chosen.mode;
+    this.#key = chosen.key;
+  }
+
+  #live(): NativeHasherHandle | undefined {
+    const state = this.#state;
+    if (state === DISPOSED) throw new Error('blake3-kit: this hasher has been disposed');
+    return state;
+  }
+
+  /** The native state with all input so far applied. */
+  #current(): NativeHasherHandle {
+    const state = (this.#state ??= new addon!.NativeHasher(this.#mode, this.#key));
+    if (this.#batched > 0) {
+      state.update(this.#batch!.subarray(0, this.#batched));
+      this.#batched = 0;
+    }
+    return state;
+  }
+
+  get disposed(): boolean {
+    return this.#state === DISPOSED;
+  }
+
+  /** Adds input; returns this hasher for chaining. */
+  update(input: Input): this {
+    this.#live();
+    if (typeof input === 'string') {
+      if (input.length > SMALL_STRING) {
+        this.#current().update(encoder.encode(input));
+        return this;
+      }
+      const batch = (this.#batch ??= takeBatch());
+      // Up to 3 UTF-8 bytes per UTF-16 unit, so after a flush it always fits.
+      if (this.#batched + 3 * input.length > BATCH) this.#current();
+      this.#batched += encoder.encodeInto(input, batch.subarray(this.#batched)).written;
+      return this;
+    }
+    const bytes = toBytes(input, 'input');
+    if (bytes.length >= SMALL_UPDATE) {
+      this.#current().update(bytes);
+      return this;
+    }
+    const batch = (this.#batch ??= takeBatch());
+    if (this.#batched + bytes.length > BATCH) this.#current();
+    batch.set(bytes, this.#batched);
+    this.#batched += bytes.length;
+    return this;
+  }
+
+  /** Hashes `input` off the JS thread: for large pieces of streams. */
+  async updateAsync(input: Uint8Array, signal?: AbortSignal): Promise<void> {
+    this.#live();
+    await this.#current().updateAsync(input, signal);
+  }
+
+  /** Hashes bytes of an open file off the JS thread; resolves to the bytes
+   * hashed, fewer than `length` if the file ended first. */
+  updateFromFd(fd: number, offset: number, length: number, mmap: boolean, signal?: AbortSignal): Promise<number> {
+    this.#live();
+    return this.#current().updateFromFd(fd, offset, length, mmap, signal);
+  }
+
+  #fill(out: Uint8Array): void {
+    if (this.#live() === undefined) {
+      batchHash(this.#mode, this.#key, this.#batched > 0 ? this.#batch!.subarray(0, this.#batched) : new Uint8Array(0), out);
+      return;
+    }
+    this.#current().fill(out, 0, 0);
+  }
+
+  /** The hash of all input so far (32 bytes, or `options.length`). The hasher
+   * is unchanged and can take more input. */
+  digest(options?: LengthOption): Uint8Array {
+    this.#live();
+    checkOptions(options, 'options');
+    const out = new Uint8Array(outputLength(options?.length, 'options.length'));
+    this.#fill(out);
+    return out;
+  }
+
+  /** Fills all of `out` with output from position 0; returns `out`. */
+  digestInto<T extends Uint8Array>(out: T): T {
+    this.#live();
+    this.#fill(toBytes(out, 'out'));
+    return out;
+  }
+
+  /** An extended-output reader over the input so far. */
+  xof(): NativeXofReader {
+    this.#live();
+    return new NativeXofReader(ADOPT, this.#current().clone());
+  }
+
+  /** Forgets all input, keeping the key or context. */
+  reset(): this {
+    this.#live()?.reset();
+    this.#batched = 0;
+    return this;
+  }
+
+  /** An independent copy of this hasher's state. */
+  clone(): NativeHasher {
+    const state = this.#live();
+    const copy = new NativeHasher(ADOPT, this.#mode, this.#key, state?.clone());
+    if (this.#batched > 0) copy.update(this.#batch!.subarray(0, this.#batched));
+    return copy;
+  }
+
+  /** Drops the native state now (its memory goes with the next garbage
+   * collection, as for a forgotten hasher); later calls throw. Idempotent. */
+  dispose(): void {
+    giveBackBatch(this.#batch);
+    this.#batch = undefined;
+    this.#batched = 0;
+    this.#state = DISPOSED;
+  }
+
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+}
+
+/** Extended output at any position below 2^64 - 1, on a native snapshot. */
+export class NativeXofReader {
+  #state: NativeHasherHandle | typeof DISPOSED;
+  #position = 0n;
+
+  /** @internal */
+  constructor(adopt: typeof ADOPT, state: NativeHasherHandle) {
+    if (adopt !== ADOPT) throw new TypeError('blake3-kit: XofReader comes from Hasher.xof()');
+    this.#state = state;
+  }
+
+  #live(): NativeHasherHandle {
+    const state = this.#state;
+    if (state === DISPOSED) throw new Error('blake3-kit: this XOF reader has been disposed');
+    return state;
+  }
+
+  get disposed(): boolean {
+    return this.#state === DISPOSED;
+  }
+
+  /** The output byte the next read starts at. */
+  get position(): bigint {
+    return this.#position;
+  }
+
+  set position(position: bigint | number) {
+    this.#live();
+    this.#position = toPosition(position, 'position');
+  }
+
+  /** The next `length` output bytes. */
+  read(length: number): Uint8Array {
+    this.#live();
+    if (length === undefined) throw new TypeError('blake3-kit: length is required');
+    return this.readInto(new Uint8Array(outputLength(length, 'length')));
+  }
+
+  /** Fills all of `out` with the next output bytes; returns `out`. */
+  readInto<T extends Uint8Array>(out: T): T {
+    const state = this.#live();
+    const bytes = toBytes(out, 'out');
+    const start = this.#position;
+    const end = checkReadEnd(start, bytes.length);
+    state.fill(bytes, Number(start & LOW_32), Number(start >> 32n));
+    this.#position = end;
+    return out;
+  }
+
+  dispose(): void {
+    this.#state = DISPOSED;
+  }
+
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+}
+
+/** A native streaming hasher: plain, keyed (`{ key }`) or derive_key (`{ context }`). */
+export function createNativeHasher(options?: KeyOption): NativeHasher {
+  return new NativeHasher(options);
+}
