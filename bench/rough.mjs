@@ -10,7 +10,7 @@ const SIZES = [64, 1024, 64 * 1024, 1024 * 1024];
 
 async function measure(flavour) {
   const { init } = await import('../dist/node.js');
-  const b3 = await init({ flavour });
+  const b3 = await init({ backend: `wasm-${flavour}` }); // wasm even where the addon would load
   const rows = {};
   for (const size of SIZES) {
     const input = new Uint8Array(size).map((_, i) => i);

@@ -163,9 +163,15 @@ async function runtime(name, label, impls, measure, cold, extra = {}) {
 function summary(data) {
   const { sizeLabel } = cfg;
   const r = ratios(data);
-  console.log(`\n${data.runtimeLabel}: blake3-kit simd ÷ best peer`);
-  for (const [mode, rows] of Object.entries(r)) {
-    console.log(`  ${mode.padEnd(12)} ${rows.map((x) => `${sizeLabel(x.size)} ${x.simdVsBestPeer ? x.simdVsBestPeer.toFixed(2) : '–'}`).join('  ')}`);
+  for (const [label, key] of [
+    ['blake3-kit (default) ÷ best peer', 'defaultVsBestPeer'],
+    ['blake3-kit simd ÷ best peer', 'simdVsBestPeer'],
+  ]) {
+    if (!Object.values(r).some((rows) => rows.some((x) => x[key] !== undefined))) continue;
+    console.log(`\n${data.runtimeLabel}: ${label}`);
+    for (const [mode, rows] of Object.entries(r)) {
+      console.log(`  ${mode.padEnd(12)} ${rows.map((x) => `${sizeLabel(x.size)} ${x[key] ? x[key].toFixed(2) : '–'}`).join('  ')}`);
+    }
   }
 }
 const cfg = await import('./lib/config.mjs');

@@ -4,6 +4,8 @@
 import { MODES, sizeLabel } from './config.mjs';
 
 const COLORS = {
+  'blake3-kit': '#000000',
+  'blake3-kit native': '#8c1c13',
   'blake3-kit simd': '#d62728',
   'blake3-kit scalar': '#ff7f0e',
   'reference simd': '#7f7f7f',

@@ -22,19 +22,37 @@
 import { KEY as KEY_FOR_SETUP } from './data.mjs';
 
 export const IMPLS = [
+  // Node's default: init() with the addon loaded is native+wasm-simd, which
+  // sends inputs from nativeThreshold() bytes up to native, smaller ones to wasm.
+  {
+    name: 'blake3-kit',
+    group: 'kit',
+    algo: 'blake3',
+    pkg: 'blake3-kit',
+    platforms: ['node'],
+    setup: (mod) => kitSetup(mod, 'auto'),
+  },
+  {
+    name: 'blake3-kit native',
+    group: 'kit',
+    algo: 'blake3',
+    pkg: 'blake3-kit',
+    platforms: ['node'],
+    setup: (mod) => kitSetup(mod, 'native'),
+  },
   {
     name: 'blake3-kit simd',
     group: 'kit',
     algo: 'blake3',
     pkg: 'blake3-kit',
-    setup: (mod) => kitSetup(mod, 'simd'),
+    setup: (mod) => kitSetup(mod, 'wasm-simd'),
   },
   {
     name: 'blake3-kit scalar',
     group: 'kit',
     algo: 'blake3',
     pkg: 'blake3-kit',
-    setup: (mod) => kitSetup(mod, 'scalar'),
+    setup: (mod) => kitSetup(mod, 'wasm-scalar'),
   },
   { name: 'reference simd', group: 'reference', algo: 'blake3', pkg: 'blake3 crate 1.8.7', setup: referenceSetup },
   { name: 'reference scalar', group: 'reference', algo: 'blake3', pkg: 'blake3 crate 1.8.7', setup: referenceSetup },
@@ -210,9 +228,19 @@ export const IMPLS = [
 ];
 
 
-async function kitSetup(mod, flavour) {
-  const b3 = await mod.init({ flavour });
-  if (b3.backend !== `wasm-${flavour}`) throw new Error(`blake3-kit loaded ${b3.backend}, not ${flavour}`);
+// What init({ backend }) must give; a default row that quietly fell back to
+// wasm (the addon did not load) fails instead of posing as native.
+const KIT_BACKEND = { auto: 'native+wasm-simd', native: 'native', 'wasm-simd': 'wasm-simd', 'wasm-scalar': 'wasm-scalar' };
+
+/** `backend`: Node's init({ backend }). The browser build has only wasm and
+ * ignores it, so the wasm rows also pass the flavour. */
+async function kitSetup(mod, backend) {
+  const flavour = backend.startsWith('wasm-') ? backend.slice('wasm-'.length) : undefined;
+  const b3 = await mod.init(flavour ? { backend, flavour } : { backend });
+  if (b3.backend !== KIT_BACKEND[backend]) {
+    const why = mod.nativeStatus?.().error;
+    throw new Error(`blake3-kit loaded ${b3.backend}, not ${KIT_BACKEND[backend]}${why ? ` (${why.message}: ${why.cause?.message})` : ''}`);
+  }
   return {
     oneshot: (input) => b3.hash(input),
     stream(chunks) {

@@ -24,6 +24,9 @@ async function webbuf() {
 }
 
 export const LOADERS = {
+  // Each row runs in its own process (node-runner.mjs), so one import each.
+  'blake3-kit': () => import(new URL('dist/node.js', repo).href),
+  'blake3-kit native': () => import(new URL('dist/node.js', repo).href),
   'blake3-kit simd': () => import(new URL('dist/node.js', repo).href),
   'blake3-kit scalar': () => import(new URL('dist/node.js', repo).href),
   'reference simd': () => reference('simd'),

@@ -61,6 +61,8 @@ export function ratios(data) {
         const c = byImpl[name]?.[mode.id]?.[size];
         return c?.status === 'ok' ? c.mbps : undefined;
       };
+      const auto = rate('blake3-kit');
+      const native = rate('blake3-kit native');
       const simd = rate('blake3-kit simd');
       const scalar = rate('blake3-kit scalar');
       const ref = rate('reference simd');
@@ -71,6 +73,8 @@ export function ratios(data) {
         bestPeerMbps: best?.mbps,
         bestWasmPeer: bestWasm?.name,
         bestWasmPeerMbps: bestWasm?.mbps,
+        defaultVsBestPeer: auto && best ? auto / best.mbps : undefined,
+        nativeVsBestPeer: native && best ? native / best.mbps : undefined,
         simdVsBestPeer: simd && best ? simd / best.mbps : undefined,
         simdVsBestWasmPeer: simd && bestWasm ? simd / bestWasm.mbps : undefined,
         scalarVsBestPeer: scalar && best ? scalar / best.mbps : undefined,
@@ -122,6 +126,9 @@ export function markdown(data) {
       p(`|---|${sizes.map(() => '---:').join('|')}|`);
       const row = (label, key) => p(`| ${label} | ${r.map((x) => (x[key] === undefined ? '–' : fmtRatio(x[key]))).join(' | ')} |`);
       p(`| best peer | ${r.map((x) => x.bestPeer ?? '–').join(' | ')} |`);
+      // The Node-only rows (default = native+wasm-simd, and native alone).
+      if (r.some((x) => x.defaultVsBestPeer !== undefined)) row('kit (default) ÷ best peer', 'defaultVsBestPeer');
+      if (r.some((x) => x.nativeVsBestPeer !== undefined)) row('kit native ÷ best peer', 'nativeVsBestPeer');
       row('kit simd ÷ best peer', 'simdVsBestPeer');
       row('kit scalar ÷ best peer', 'scalarVsBestPeer');
       if (r.some((x) => x.bestWasmPeer !== x.bestPeer)) {

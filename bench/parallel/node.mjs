@@ -15,7 +15,9 @@ import { filled } from './fill.mjs';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const quick = process.argv.includes('--quick');
 const b3 = await import(join(root, 'dist/node.js'));
-await b3.init({ flavour: 'simd' });
+// wasm-simd forced: the worker speedups are over single-thread wasm, and with
+// the addon loaded the default backend would send hashParallel to native.
+await b3.init({ backend: 'wasm-simd' });
 const MiB = 1 << 20;
 const runs = quick ? 3 : 7;
 const cores = availableParallelism();
