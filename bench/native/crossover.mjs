@@ -28,8 +28,17 @@ const { values: args } = parseArgs({
 const rounds = Number(args.rounds);
 const batchMs = Number(args['batch-ms']);
 
-// Powers of two with midpoints where the crossover is likely (0.25-16 KiB).
-const SIZES = [32, 64, 128, 256, 384, 512, 768, KiB, 1536, 2 * KiB, 3 * KiB, 4 * KiB, 6 * KiB, 8 * KiB, 12 * KiB, 16 * KiB, 32 * KiB, 64 * KiB];
+// Powers of two with midpoints, and every whole KiB from 4 to 16 KiB plus
+// the sizes just below 4, 8, 16 and 32 KiB. The official crate hashes up to
+// 16 chunks (KiB) at once in groups of 16, 8 and 4 (AVX-512, AVX2, SSE4.1)
+// and the rest one chunk at a time, so 3, 7 or 15 whole chunks and a partial
+// one are its slowest sizes per byte: a threshold that only looked at powers
+// of two could send those to native where wasm is faster.
+const SIZES = [
+  32, 64, 128, 256, 384, 512, 768, KiB, 1536, 2 * KiB, 3 * KiB,
+  ...Array.from({ length: 13 }, (_, i) => (4 + i) * KiB).flatMap((s) => (s === 4 * KiB || s === 8 * KiB || s === 16 * KiB ? [s - 1, s] : [s])),
+  24 * KiB, 32 * KiB - 1, 32 * KiB, 64 * KiB,
+];
 
 const info = runInfo('crossover.mjs');
 const native = await loadKit('native');

@@ -96,6 +96,7 @@ export function sizeLabel(size) {
   if (size >= MiB && size % MiB === 0) return `${size / MiB} MiB`;
   if (size >= KiB && size % KiB === 0) return `${size / KiB} KiB`;
   if (size >= KiB && (2 * size) % KiB === 0) return `${size / KiB} KiB`;
+  if (size > KiB && (size + 1) % KiB === 0) return `${(size + 1) / KiB} KiB − 1`;
   return `${size} B`;
 }
 
