@@ -31,7 +31,7 @@ pub const READ_BUF: usize = 4 * 1024 * 1024;
 /// process with SIGBUS; pass `mmap = false` for files that may shrink.
 pub fn update_from_fd(hasher: &mut Hasher, fd: RawFd, offset: u64, length: u64, mmap: bool) -> io::Result<u64> {
     if fd < 0 {
-        return Err(io::Error::from_raw_os_error(libc_ebadf()));
+        return Err(io::Error::from_raw_os_error(libc::EBADF));
     }
     // SAFETY: fd >= 0; ManuallyDrop keeps the caller's fd open.
     let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
@@ -88,11 +88,6 @@ fn update_read(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, lengt
         }
     }
     Ok(hashed)
-}
-
-/// EBADF without a libc dependency: the same number on every Linux and BSD.
-fn libc_ebadf() -> i32 {
-    9
 }
 
 /// Hashes the file at `path` the way b3sum does: mapped and on the pool's

@@ -82,18 +82,18 @@ fn fd_errors() {
     let mut hasher = new_hasher(0, None).unwrap();
     for mmap in [false, true] {
         let e = update_from_fd(&mut hasher, -1, 0, 10, mmap).unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(9), "EBADF: {e}");
+        assert_eq!(e.raw_os_error(), Some(libc::EBADF), "EBADF: {e}");
         // A directory opens but can't be read.
         let dir = File::open(std::env::temp_dir()).unwrap();
         let e = update_from_fd(&mut hasher, dir.as_raw_fd(), 0, 2 * MMAP_MIN, mmap).unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(21), "EISDIR: {e}");
+        assert_eq!(e.raw_os_error(), Some(libc::EISDIR), "EISDIR: {e}");
     }
     // An offset past what off_t holds: the kernel's EINVAL, not a panic.
     let tmp = TempFile::new("far", b"abc");
     let file = File::open(&tmp.0).unwrap();
     for mmap in [false, true] {
         let e = update_from_fd(&mut hasher, file.as_raw_fd(), u64::MAX - 5, 2 * MMAP_MIN, mmap).unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(22), "EINVAL: {e}");
+        assert_eq!(e.raw_os_error(), Some(libc::EINVAL), "EINVAL: {e}");
     }
 }
 
@@ -125,11 +125,11 @@ fn whole_files_by_path() {
 fn path_errors_keep_the_os_error() {
     for mmap in [false, true] {
         match hash_file(std::path::Path::new("/nonexistent/blake3-kit"), 0, None, 32, mmap) {
-            Err(Error::Io(e)) => assert_eq!(e.raw_os_error(), Some(2), "ENOENT: {e}"),
+            Err(Error::Io(e)) => assert_eq!(e.raw_os_error(), Some(libc::ENOENT), "ENOENT: {e}"),
             other => panic!("{other:?}"),
         }
         match hash_file(&std::env::temp_dir(), 0, None, 32, mmap) {
-            Err(Error::Io(e)) => assert_eq!(e.raw_os_error(), Some(21), "EISDIR: {e}"),
+            Err(Error::Io(e)) => assert_eq!(e.raw_os_error(), Some(libc::EISDIR), "EISDIR: {e}"),
             other => panic!("{other:?}"),
         }
     }
