@@ -135,5 +135,10 @@ pub fn threads() -> usize {
 
 /// `hasher.update(bytes)` on the process-wide pool.
 pub fn update(hasher: &mut Hasher, bytes: &[u8]) {
+    // Below RAYON_MIN no pool would be used: skip the lock and the Arc.
+    if bytes.len() < RAYON_MIN {
+        hasher.update(bytes);
+        return;
+    }
     current().update(hasher, bytes)
 }
