@@ -4,12 +4,16 @@
 // may not exist yet).
 //
 //   node scripts/setup.mjs [--browser | --test]   (what the benchmark / test suite also needs)
+//
+// BLAKE3_KIT_NO_NATIVE=1 skips the native addon (the wasm backend is used).
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
+import { CROSS, buildNative, outputs as nativeOutputs } from './build-native.mjs';
 import { capture, cargoBin, main, newestMtime, oldestMtime, root, run } from './lib.mjs';
 
 const forTests = process.argv.includes('--test');
-// --browser: only Chromium (the benchmark); --test: Chromium and b3sum.
+// --browser: only Chromium (the benchmark); --test: Chromium, b3sum and the
+// cross toolchains the aarch64 tests need.
 const forBrowser = forTests || process.argv.includes('--browser');
 // The CLI is tested byte for byte against the official b3sum at this version.
 const B3SUM_VERSION = '1.8.7';
@@ -43,8 +47,7 @@ function requireRust() {
   }
 }
 
-function wasmTarget() {
-  const target = 'wasm32-unknown-unknown';
+function rustTarget(target) {
   const installed = capture('rustup', ['target', 'list', '--installed']);
   if (installed?.ok && installed.stdout.split('\n').includes(target)) return say('rust target', `${target} installed`);
   say('rust target', `rustup target add ${target}`);
@@ -76,21 +79,43 @@ function b3sum() {
   run('cargo', ['install', 'b3sum', '--version', B3SUM_VERSION, '--force']);
 }
 
-function chromium() {
-  if (existsSync(CHROMIUM)) return say('chromium', `${CHROMIUM} present`);
-  // Debian's package only: browsers downloaded by other tools are not allowed here.
+let aptUpdated = false;
+
+/**
+ * `apt-get install` those of `packages` (name -> a file it installs) whose
+ * file is missing: Debian's packages only, since tools that download their
+ * own browsers or toolchains are not allowed here. One `apt-get update` per
+ * run, and none when nothing is missing.
+ */
+function aptInstall(what, packages) {
+  const missing = Object.entries(packages).filter(([, file]) => !existsSync(file)).map(([name]) => name);
+  if (!missing.length) return say(what, `${Object.keys(packages).join(', ')} present`);
   // sudo resets the environment, so the variable goes through `env`.
   const apt = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'];
   if (process.getuid?.() !== 0) {
     if (!capture('sudo', ['--version'])) {
-      throw new Error(`${CHROMIUM} missing, not root and no sudo: as root run \`apt-get install -y chromium\``);
+      throw new Error(`${missing.join(', ')} missing, not root and no sudo: as root run \`apt-get install -y ${missing.join(' ')}\``);
     }
     apt.unshift('sudo');
   }
-  say('chromium', 'apt-get install -y chromium');
-  run(apt[0], [...apt.slice(1), 'update']);
-  run(apt[0], [...apt.slice(1), 'install', '-y', 'chromium']);
-  if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium but ${CHROMIUM} is still missing`);
+  say(what, `apt-get install -y ${missing.join(' ')}`);
+  if (!aptUpdated) run(apt[0], [...apt.slice(1), 'update']);
+  aptUpdated = true;
+  run(apt[0], [...apt.slice(1), 'install', '-y', ...missing]);
+  const still = missing.filter((name) => !existsSync(packages[name]));
+  if (still.length) throw new Error(`apt-get installed ${still.join(', ')} but ${still.map((n) => packages[n]).join(', ')} still missing`);
+}
+
+function chromium() {
+  aptInstall('chromium', { chromium: CHROMIUM });
+}
+
+/** What the cross-built tests need (scripts/test.mjs, step aarch64). */
+function crossToolchains() {
+  for (const [target, { apt }] of Object.entries(CROSS)) {
+    rustTarget(target);
+    aptInstall(target.split('-')[0], apt);
+  }
 }
 
 async function wasm() {
@@ -108,6 +133,37 @@ async function wasm() {
   buildWasm();
 }
 
+/** The C compiler the cc crate will use for blake3's assembly, if any. */
+function cCompiler() {
+  const candidates = process.env.CC ? [process.env.CC] : ['cc', 'gcc'];
+  return candidates.find((cc) => {
+    const [cmd, ...args] = cc.trim().split(/\s+/); // CC may be e.g. "ccache gcc"
+    return capture(cmd, [...args, '--version'])?.ok;
+  });
+}
+
+function native() {
+  // An optional backend: without a toolchain the package still works (wasm),
+  // so a missing tool is a message, not a failure. A failing build is a bug.
+  const skip = (why) => say('native addon', `skipped: ${why}; the wasm backend is used`);
+  if (process.env.BLAKE3_KIT_NO_NATIVE === '1') return skip('BLAKE3_KIT_NO_NATIVE=1');
+  if (!capture('cargo', ['--version'])?.ok) return skip('cargo not found');
+  if (!cCompiler()) return skip('no C compiler (cc or gcc; the blake3 crate needs one)');
+  const inputs = [
+    at('crate', 'native', 'src'),
+    at('crate', 'native', 'Cargo.toml'),
+    at('crate', 'node', 'src'),
+    at('crate', 'node', 'Cargo.toml'),
+    at('crate', 'node', 'build.rs'),
+    at('crate', 'Cargo.toml'),
+    at('crate', 'Cargo.lock'),
+    at('scripts', 'build-native.mjs'),
+  ];
+  if (newestMtime(inputs) <= oldestMtime(nativeOutputs)) return say('native addon', 'up to date');
+  say('native addon', 'building');
+  buildNative();
+}
+
 function typescript() {
   const inputs = [at('src'), at('tsconfig.json'), at('scripts', 'bundle.mjs')];
   if (newestMtime(inputs) <= oldestMtime([at('dist', 'node.js')])) return say('typescript', 'up to date');
@@ -118,10 +174,12 @@ function typescript() {
 main(async () => {
   npmDeps();
   requireRust();
-  wasmTarget();
+  rustTarget('wasm32-unknown-unknown');
   wasmBindgen();
   if (forBrowser) chromium();
   if (forTests) b3sum();
+  if (forTests) crossToolchains();
   await wasm();
+  native();
   typescript();
 });

@@ -1,29 +1,35 @@
 // The whole test suite (`npm test`, after `pretest` ran setup --test):
-// Rust unit tests, then the shared JS suite in Node and in Chromium, each
-// against both wasm flavours. Every step runs even if an earlier one failed,
-// so one run shows everything that is broken.
+// Rust unit tests (natively, then the native addon's core for aarch64 under
+// qemu), then the shared JS suite in Node and in Chromium, each against both
+// wasm flavours. Every step runs even if an earlier one failed, so one run
+// shows everything that is broken.
 //
-//   node scripts/test.mjs [--only rust|node|browser]...
+//   node scripts/test.mjs [--only rust|aarch64|node|browser]...
 //
 // The last line is always `tests: N passed, M failed[, K skipped]`.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CROSS, cargoBuildArgs } from './build-native.mjs';
 import { root, spawnCollect, table } from './lib.mjs';
 
 const vitestBin = join(root, 'node_modules', '.bin', 'vitest');
 
+const AARCH64 = 'aarch64-unknown-linux-gnu';
+
 const STEPS = {
-  rust: { label: 'rust (cargo test)', run: cargoTest },
+  rust: { label: 'rust (cargo test)', run: () => cargoTest(['--workspace']) },
+  aarch64: { label: 'rust aarch64 (qemu)', run: aarch64 },
   node: { label: 'node (simd, scalar)', run: () => vitest('node', ['node-simd', 'node-scalar']) },
   browser: { label: 'chromium (simd, scalar)', run: () => vitest('browser', ['chromium-simd', 'chromium-scalar']) },
 };
 
-async function cargoTest() {
+async function cargoTest(select, env = {}) {
   // --no-fail-fast: a failing test binary would otherwise hide the others' results.
-  const args = ['test', '--manifest-path', join(root, 'crate', 'Cargo.toml'), '--workspace', '--no-fail-fast'];
+  const args = ['test', '--manifest-path', join(root, 'crate', 'Cargo.toml'), ...select, '--no-fail-fast'];
   // Output is piped to be counted; keep cargo's colours when we're on a terminal.
-  const env = process.stdout.isTTY ? { CARGO_TERM_COLOR: 'always' } : undefined;
+  if (process.stdout.isTTY) env = { CARGO_TERM_COLOR: 'always', ...env };
   const r = await spawnCollect('cargo', args, { env });
   const counts = { passed: 0, failed: 0, skipped: 0 };
   const plain = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
@@ -33,6 +39,53 @@ async function cargoTest() {
     counts.skipped += Number(m[3]);
   }
   return { ok: r.code === 0, ...counts, error: r.error };
+}
+
+/**
+ * The addon's core cross-compiled for aarch64 and its tests run under qemu
+ * (the blake3 crate's NEON kernel, which x86 never runs), plus two checks
+ * counted as one test each: the NEON kernel is linked into those tests, and
+ * the addon itself links for aarch64.
+ */
+async function aarch64() {
+  const { env, nm } = CROSS[AARCH64];
+  const tests = await cargoTest(['-p', 'blake3-kit-native', '--target', AARCH64], env);
+  const neon = neonLinked(nm);
+  console.log(`\naarch64: upstream's NEON kernel linked into the tests: ${neon ? 'yes' : 'NO'}\n`);
+  const build = await spawnCollect('cargo', cargoBuildArgs(AARCH64), { env, collect: false });
+  const addon = build.code === 0;
+  console.log(`\naarch64: the addon links for ${AARCH64}: ${addon ? 'yes' : 'NO'}`);
+  const checks = [neon, addon].filter(Boolean).length;
+  return {
+    ...tests,
+    ok: tests.ok && checks === 2,
+    passed: tests.passed + checks,
+    failed: tests.failed + 2 - checks,
+    error: tests.error ?? build.error,
+  };
+}
+
+/**
+ * Whether the newest aarch64 build of tests/modes.rs contains upstream's NEON
+ * kernel. blake3's build.rs compiles c/blake3_neon.c only when it targets
+ * little-endian aarch64 with a working C compiler, and then always uses it:
+ * a missing symbol means the portable code was tested instead.
+ */
+function neonLinked(nm) {
+  const deps = join(root, 'crate', 'target', AARCH64, 'debug', 'deps');
+  let binaries = [];
+  try {
+    // The test executable: modes-<hash>, no extension.
+    binaries = readdirSync(deps).filter((f) => /^modes-[0-9a-f]{16}$/.test(f)).map((f) => join(deps, f));
+  } catch {
+    return false;
+  }
+  const newest = binaries.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (!newest) return false;
+  // Defined, not merely referenced. A test binary's symbol list runs to
+  // megabytes: more than spawnSync's default buffer.
+  const r = spawnSync(nm, ['--defined-only', newest], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  return r.status === 0 && /\bT blake3_hash_many_neon$/m.test(r.stdout);
 }
 
 async function vitest(name, projects) {

@@ -1,0 +1,22 @@
+//! The core of the Node addon (`crate/node` is only its napi-rs skin): the
+//! three BLAKE3 modes, a thread pool we own, and file hashing, all over the
+//! official `blake3` crate and its kernels. Plain Rust so it is tested with
+//! `cargo test`, natively and under qemu for aarch64 (scripts/test.mjs).
+//!
+//! Nothing here panics on caller input: a bad argument is an [`InvalidArg`],
+//! an OS failure an `io::Error`.
+
+mod cpu;
+mod error;
+mod file;
+mod mode;
+mod pool;
+
+pub use cpu::cpu_features;
+pub use error::{ArgKind, Error, InvalidArg};
+pub use file::{hash_file, update_from_fd, MMAP_MIN, READ_BUF};
+pub use mode::{context_key, fill, hash_into, new_hasher, Mode, KEY_LEN, MAX_OUTPUT};
+pub use pool::{set_threads, threads, update, Pool, MAX_THREADS, RAYON_MIN};
+
+/// Re-exported so callers name one version of the official crate.
+pub use blake3;

@@ -1,0 +1,125 @@
+//! `NativeHasher`: an incremental hasher whose state async tasks can take
+//! off the JS thread.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
+
+use blake3_kit_native::{blake3::Hasher, fill, new_hasher, update};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::errors::{integer, internal_error, invalid_arg, MAX_SAFE_INTEGER};
+use crate::tasks::{signal, Busy, FdTask, UpdateTask};
+
+#[napi]
+pub struct NativeHasher {
+    state: Arc<Mutex<Hasher>>,
+    /// Set while an async task owns the state (see tasks::Busy).
+    busy: Arc<AtomicBool>,
+}
+
+fn busy_error(env: &Env) -> Error {
+    Error::from(JsError::from(Error::new("ERR_INVALID_STATE", "hasher is busy with an async update")).into_unknown(*env))
+}
+
+impl NativeHasher {
+    fn wrap(hasher: Hasher) -> Self {
+        NativeHasher { state: Arc::new(Mutex::new(hasher)), busy: Arc::new(AtomicBool::new(false)) }
+    }
+
+    /// Runs `f` on the state now, or throws if an async task has it: never
+    /// blocks the JS thread on a lock.
+    fn now<R>(&self, env: &Env, f: impl FnOnce(&mut Hasher) -> R) -> Result<R> {
+        if self.busy.load(Ordering::Acquire) {
+            return Err(busy_error(env));
+        }
+        match self.state.try_lock() {
+            Ok(mut hasher) => Ok(f(&mut hasher)),
+            Err(TryLockError::WouldBlock) => Err(busy_error(env)),
+            Err(TryLockError::Poisoned(_)) => Err(internal_error("hasher state lost to an earlier internal error; create a new hasher")),
+        }
+    }
+
+    /// Marks the state as taken by a task about to be queued.
+    fn claim(&self, env: &Env) -> Result<Busy> {
+        Busy::claim(&self.busy).ok_or_else(|| busy_error(env))
+    }
+}
+
+#[napi]
+impl NativeHasher {
+    /// mode 0 hash (no key), 1 keyed (32-byte key), 2 derive_key (the 32-byte
+    /// context key from `contextKey`).
+    #[napi(constructor, catch_unwind)]
+    pub fn new(env: &Env, mode: f64, key: Option<&[u8]>) -> Result<Self> {
+        let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+        new_hasher(mode, key).map(Self::wrap).map_err(|e| invalid_arg(env, e))
+    }
+
+    /// Hashes `input` now (on the pool above RAYON_MIN); borrows it, no copy.
+    #[napi(catch_unwind)]
+    pub fn update(&self, env: &Env, input: &[u8]) -> Result<()> {
+        self.now(env, |hasher| update(hasher, input))
+    }
+
+    /// Fills all of `out` with output from position `lo + hi * 2^32`; the
+    /// hasher is unchanged.
+    #[napi(catch_unwind)]
+    pub fn fill(&self, env: &Env, mut out: Uint8ArraySlice, position_lo: f64, position_hi: f64) -> Result<()> {
+        let lo = integer(env, "positionLo", position_lo, u32::MAX as f64)?;
+        let hi = integer(env, "positionHi", position_hi, u32::MAX as f64)?;
+        // SAFETY: the only live reference to out's bytes; the hasher is ours.
+        let out = unsafe { out.as_mut() };
+        self.now(env, |hasher| fill(hasher, (hi << 32) | lo, out))?
+            .map_err(|e| invalid_arg(env, e))
+    }
+
+    #[napi(catch_unwind)]
+    pub fn reset(&self, env: &Env) -> Result<()> {
+        self.now(env, |hasher| {
+            hasher.reset();
+        })
+    }
+
+    /// An independent copy of the current state.
+    #[napi(catch_unwind)]
+    #[allow(clippy::should_implement_trait)]
+    pub fn clone(&self, env: &Env) -> Result<NativeHasher> {
+        self.now(env, |hasher| Self::wrap(hasher.clone()))
+    }
+
+    /// Hashes `input` off the JS thread. The task holds a reference to the
+    /// caller's bytes (no copy): the caller must not change them before the
+    /// promise settles. Aborting stops between 16 MiB pieces and leaves the
+    /// hasher as it was; so does any failure.
+    #[napi(catch_unwind, ts_return_type = "Promise<void>")]
+    pub fn update_async(&self, env: &Env, input: Uint8Array, signal: Option<Object>) -> Result<AsyncTask<UpdateTask>> {
+        let (abort, cancel) = self::signal(env, signal)?;
+        let busy = Some(self.claim(env)?);
+        let task = UpdateTask { state: self.state.clone(), input, busy, cancel };
+        Ok(AsyncTask::with_optional_signal(task, abort))
+    }
+
+    /// Hashes bytes [offset, offset + length) of the open file `fd` (borrowed,
+    /// not closed) off the JS thread; resolves to the bytes hashed, fewer if
+    /// the file ends first. `mmap` maps ranges of 16 KiB or more instead of
+    /// reading them.
+    #[napi(catch_unwind, ts_return_type = "Promise<number>")]
+    pub fn update_from_fd(
+        &self,
+        env: &Env,
+        fd: f64,
+        offset: f64,
+        length: f64,
+        mmap: bool,
+        signal: Option<Object>,
+    ) -> Result<AsyncTask<FdTask>> {
+        let fd = integer(env, "fd", fd, i32::MAX as f64)? as i32;
+        let offset = integer(env, "offset", offset, MAX_SAFE_INTEGER)?;
+        let length = integer(env, "length", length, MAX_SAFE_INTEGER)?;
+        let (abort, cancel) = self::signal(env, signal)?;
+        let busy = Some(self.claim(env)?);
+        let task = FdTask { state: self.state.clone(), busy, cancel, fd, offset, length, mmap };
+        Ok(AsyncTask::with_optional_signal(task, abort))
+    }
+}

@@ -1,0 +1,107 @@
+//! The Node addon: a thin napi-rs layer over `blake3-kit-native`. It turns
+//! JS values into Rust ones (checking them), calls the core, and turns
+//! failures into JS errors (errors.rs). Loaded by our own TypeScript loader,
+//! which checks `abiVersion()` first.
+
+mod errors;
+mod hasher;
+mod tasks;
+
+use blake3_kit_native as kit;
+use kit::{new_hasher, MAX_THREADS};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::errors::{integer, invalid_arg, range_error};
+use crate::tasks::{signal, FileTask};
+
+pub use hasher::NativeHasher;
+
+/// Bumped on any change the loader must know about: it refuses other versions.
+const ABI_VERSION: u32 = 1;
+
+/// The largest output we hand back as one Uint8Array (Node 20's
+/// buffer.constants.MAX_LENGTH is 2^32).
+const MAX_OUT: f64 = u32::MAX as f64;
+
+#[napi]
+pub fn abi_version() -> u32 {
+    ABI_VERSION
+}
+
+/// The CPU features that pick the official kernels, e.g. "avx512f avx512vl
+/// avx2 sse4.1 sse2" or "neon".
+#[napi(catch_unwind)]
+pub fn cpu_features() -> String {
+    kit::cpu_features()
+}
+
+/// 0 = one thread per core, 1 = single-threaded; replaces the pool.
+#[napi(catch_unwind)]
+pub fn set_threads(env: &Env, n: f64) -> Result<()> {
+    let n = integer(env, "n", n, MAX_THREADS as f64)?;
+    kit::set_threads(n as usize).map_err(|e| invalid_arg(env, e))
+}
+
+#[napi(catch_unwind)]
+pub fn threads() -> u32 {
+    kit::threads() as u32
+}
+
+/// The 32-byte key that derive_key mode (2) takes in place of `context`.
+#[napi(catch_unwind)]
+pub fn context_key(context: String) -> Uint8Array {
+    Uint8Array::new(kit::context_key(&context).to_vec())
+}
+
+/// One-shot: hashes `input` and fills all of `out` from output position 0.
+/// Borrows both (no copy); `out` may even overlap `input` or `key`.
+#[napi(catch_unwind)]
+pub fn hash_into(env: &Env, mode: f64, key: Option<Uint8ArraySlice>, input: Uint8ArraySlice, mut out: Uint8ArraySlice) -> Result<()> {
+    let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+    let key = key.as_deref();
+    let input = &input[..];
+    // Rust must never hold `&mut` to bytes that another live reference also
+    // sees, so an out that overlaps input or key is filled via a copy.
+    let overlaps = |other: Option<&[u8]>| other.is_some_and(|o| ranges_overlap(o, &out));
+    if !overlaps(Some(input)) && !overlaps(key) {
+        // SAFETY: checked above: no other live reference sees these bytes.
+        let out = unsafe { out.as_mut() };
+        return kit::hash_into(mode, key, input, out).map_err(|e| invalid_arg(env, e));
+    }
+    let mut tmp = Vec::new();
+    if tmp.try_reserve_exact(out.len()).is_err() {
+        return Err(range_error(env, format!("cannot allocate {} bytes of output", out.len())));
+    }
+    tmp.resize(out.len(), 0);
+    kit::hash_into(mode, key, input, &mut tmp).map_err(|e| invalid_arg(env, e))?;
+    // SAFETY: `input` and `key` are no longer used.
+    unsafe { out.as_mut() }.copy_from_slice(&tmp);
+    Ok(())
+}
+
+fn ranges_overlap(a: &[u8], b: &[u8]) -> bool {
+    let (a, b) = (a.as_ptr_range(), b.as_ptr_range());
+    !a.is_empty() && !b.is_empty() && a.start < b.end && b.start < a.end
+}
+
+/// Hashes the file at `path` as b3sum does (mapped and threaded when
+/// `mmap`), off the JS thread; resolves to `outLength` bytes of output.
+#[napi(catch_unwind, ts_return_type = "Promise<Uint8Array>")]
+pub fn hash_file(
+    env: &Env,
+    path: String,
+    mode: f64,
+    key: Option<&[u8]>,
+    out_length: f64,
+    mmap: bool,
+    signal: Option<Object>,
+) -> Result<AsyncTask<FileTask>> {
+    let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+    let out_len = integer(env, "outLength", out_length, MAX_OUT)? as usize;
+    // Argument errors throw now, before any I/O is queued.
+    new_hasher(mode, key).map_err(|e| invalid_arg(env, e))?;
+    let (abort, cancel) = self::signal(env, signal)?;
+    let task = FileTask { path, mode, key: key.map(<[u8]>::to_vec), out_len, mmap, cancel };
+    Ok(AsyncTask::with_optional_signal(task, abort))
+}
