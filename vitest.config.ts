@@ -20,15 +20,43 @@ function nodeProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration
       name: `node-${flavour}`,
       include: [...shared, 'test/node/**/*.test.ts'],
       // The CLI and the example page pick their own backend: testing them once is enough.
-      exclude: flavour === 'simd' ? [] : ['test/node/cli.test.ts', 'test/node/example-page.test.ts'],
-      provide: { flavour },
-      environment: 'node',
-      pool: 'forks',
-      execArgv: ['--expose-gc'],
-      testTimeout: 120_000,
+      exclude: ['test/node/native.test.ts', ...(flavour === 'simd' ? [] : ['test/node/cli.test.ts', 'test/node/example-page.test.ts'])],
+      // wasm only, also in the child processes tests start (CLI, package).
+      env: { BLAKE3_KIT_BACKEND: 'wasm' },
+      provide: { flavour, backend: `wasm-${flavour}` },
+      ...nodeRun,
     },
   };
 }
+
+// The native addon alone, and Node's default: native above the routing
+// threshold, wasm-simd below it. Wasm internals (subtrees, wasm memory) are
+// tested by the wasm projects; test/node/native.test.ts has the native ones.
+function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfiguration {
+  return {
+    resolve: { alias: { 'blake3-kit': entry('node') } },
+    test: {
+      name: `node-${backend}`,
+      include: [
+        ...shared,
+        'test/node/file.test.ts',
+        'test/node/large.test.ts',
+        ...(backend === 'auto' ? ['test/node/native.test.ts', 'test/node/cli.test.ts'] : []),
+      ],
+      exclude: ['test/shared/subtree.test.ts', 'test/shared/memory.test.ts'],
+      env: { BLAKE3_KIT_BACKEND: backend },
+      provide: { flavour: 'simd', backend },
+      ...nodeRun,
+    },
+  };
+}
+
+const nodeRun = {
+  environment: 'node',
+  pool: 'forks',
+  execArgv: ['--expose-gc'],
+  testTimeout: 120_000,
+} as const;
 
 // The simd project is served cross-origin isolated (SharedArrayBuffer exists),
 // the scalar one is not: the suite must pass both ways.
@@ -41,7 +69,7 @@ function browserProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfigurat
     test: {
       name: `chromium-${flavour}`,
       include: [...shared, 'test/browser/**/*.test.ts'],
-      provide: { flavour },
+      provide: { flavour, backend: `wasm-${flavour}` },
       testTimeout: 120_000,
       browser: {
         enabled: true,
@@ -56,6 +84,13 @@ function browserProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfigurat
 
 export default defineConfig({
   test: {
-    projects: [nodeProject('simd'), nodeProject('scalar'), browserProject('simd'), browserProject('scalar')],
+    projects: [
+      nodeProject('simd'),
+      nodeProject('scalar'),
+      nativeProject('native'),
+      nativeProject('auto'),
+      browserProject('simd'),
+      browserProject('scalar'),
+    ],
   },
 });

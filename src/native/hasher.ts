@@ -32,6 +32,31 @@ export function setBatchHash(hash: BatchHash | undefined): void {
   batchHash = hash ?? nativeBatchHash;
 }
 
+/**
+ * Runs a native task with a signal of our own that follows the caller's:
+ * napi-rs sets `onabort` on the signal it is given, which must not happen to
+ * the caller's. An abort rejects with the caller's reason, as every other
+ * API does, not with napi-rs's own AbortError.
+ */
+function abortable<T>(start: (signal: AbortSignal | undefined) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return start(undefined);
+  signal.throwIfAborted();
+  const inner = new AbortController();
+  const forward = () => inner.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  return start(inner.signal).then(
+    (value) => {
+      signal.removeEventListener('abort', forward);
+      return value;
+    },
+    (error: unknown) => {
+      signal.removeEventListener('abort', forward);
+      signal.throwIfAborted();
+      throw error;
+    },
+  );
+}
+
 const ADOPT = Symbol('adopt state');
 const DISPOSED = null;
 
@@ -60,10 +85,23 @@ export class NativeHasher {
     this.#key = chosen.key;
   }
 
+  /** Set while updateAsync or updateFromFd runs: input must stay in order. */
+  #busy = false;
+
   #live(): NativeHasherHandle | undefined {
     const state = this.#state;
     if (state === DISPOSED) throw new Error('blake3-kit: this hasher has been disposed');
+    if (this.#busy) throw new Error('blake3-kit: this hasher is busy with an async update; await it first');
     return state;
+  }
+
+  async #whileBusy<T>(task: Promise<T>): Promise<T> {
+    this.#busy = true;
+    try {
+      return await task;
+    } finally {
+      this.#busy = false;
+    }
   }
 
   /** The native state with all input so far applied. */
@@ -106,17 +144,20 @@ export class NativeHasher {
     return this;
   }
 
-  /** Hashes `input` off the JS thread: for large pieces of streams. */
-  async updateAsync(input: Uint8Array, signal?: AbortSignal): Promise<void> {
+  /** Hashes `input` off the JS thread: for large pieces of streams. An
+   * abort rejects with the signal's reason. */
+  updateAsync(input: Uint8Array, signal?: AbortSignal): Promise<void> {
     this.#live();
-    await this.#current().updateAsync(input, signal);
+    const state = this.#current();
+    return this.#whileBusy(abortable((inner) => state.updateAsync(input, inner), signal));
   }
 
   /** Hashes bytes of an open file off the JS thread; resolves to the bytes
    * hashed, fewer than `length` if the file ended first. */
   updateFromFd(fd: number, offset: number, length: number, mmap: boolean, signal?: AbortSignal): Promise<number> {
     this.#live();
-    return this.#current().updateFromFd(fd, offset, length, mmap, signal);
+    const state = this.#current();
+    return this.#whileBusy(abortable((inner) => state.updateFromFd(fd, offset, length, mmap, inner), signal));
   }
 
   #fill(out: Uint8Array): void {

@@ -1,0 +1,240 @@
+// The native addon as a backend: routing by size, forcing a backend with
+// BLAKE3_KIT_BACKEND, the fallback to wasm when the addon is missing, the
+// asynchronous paths (threads, abort) and native memory. The shared suite
+// runs against it too (vitest projects node-native and node-auto).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { blake3 as noble } from '@noble/hashes/blake3.js';
+import {
+  NativeHasher,
+  configureParallel,
+  hash as namedHash,
+  hashBlob,
+  hashFile,
+  hashParallel,
+  hashStream,
+  nativeStatus,
+  nativeThreshold,
+} from 'blake3-kit';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { addon } from '../../src/native/addon.js';
+import { NATIVE_FROM } from '../../src/native/routing.js';
+import { CONTEXT, KEY, load, pattern } from '../shared/setup.js';
+
+const b3 = await load(); // node-auto: native above the threshold, wasm-simd below
+const hex = b3.toHex;
+const entry = fileURLToPath(new URL('../../dist/node.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-native-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+const ABC = '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85';
+
+/** Runs `code` against the built package in a fresh Node with `env` set. */
+function child(code: string, env: Record<string, string | undefined>) {
+  const script = `const b3 = await import(${JSON.stringify(entry)});\n${code}`;
+  const merged: Record<string, string | undefined> = { ...process.env, BLAKE3_KIT_BACKEND: undefined, BLAKE3_KIT_NATIVE_PATH: undefined, ...env };
+  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
+  return spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: merged as NodeJS.ProcessEnv });
+}
+
+describe('the addon', () => {
+  it('is loaded, with the kernels this CPU allows and its thread count', () => {
+    const status = nativeStatus();
+    expect(status.loaded).toBe(true);
+    expect(status.error).toBeUndefined();
+    expect(status.path).toMatch(/blake3-kit\.linux-(x64|arm64)\.node$/);
+    expect(status.cpuFeatures).toMatch(process.arch === 'x64' ? /sse4\.1/ : /neon/);
+    expect(status.threads).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('routing', () => {
+  it('sends inputs below the threshold to wasm and the rest to native, in every mode', () => {
+    expect(nativeThreshold()).toBe(NATIVE_FROM);
+    const native = vi.spyOn(addon!, 'hashInto');
+    const below = pattern(NATIVE_FROM - 1);
+    const at = pattern(NATIVE_FROM);
+    const reference = (input: Uint8Array, opts = {}) => hex(noble(input, opts));
+    for (const [input, nativeCalls] of [
+      [below, 0],
+      [at, 4],
+    ] as const) {
+      native.mockClear();
+      expect(hex(b3.hash(input))).toBe(reference(input));
+      expect(hex(namedHash(input))).toBe(reference(input)); // the named export routes the same way
+      expect(hex(b3.keyedHash(KEY, input))).toBe(reference(input, { key: KEY }));
+      expect(hex(b3.deriveKey(CONTEXT, input, { length: 40 }))).toBe(hex(noble.create({ context: new TextEncoder().encode(CONTEXT), dkLen: 40 }).update(input).digest()));
+      expect(native).toHaveBeenCalledTimes(nativeCalls);
+    }
+    native.mockClear();
+    expect(hex(b3.hash('x'.repeat(NATIVE_FROM - 1)))).toBe(reference(new TextEncoder().encode('x'.repeat(NATIVE_FROM - 1))));
+    expect(native).not.toHaveBeenCalled();
+    expect(hex(b3.hash('x'.repeat(NATIVE_FROM)))).toBe(reference(new TextEncoder().encode('x'.repeat(NATIVE_FROM))));
+    expect(native).toHaveBeenCalledTimes(1);
+  });
+
+  it('hashers batch small updates and hash a small total in one wasm call', () => {
+    const update = vi.spyOn(addon!.NativeHasher.prototype, 'update');
+    const native = vi.spyOn(addon!, 'hashInto');
+    using small = b3.createHasher();
+    for (let i = 0; i < 10; i++) small.update(pattern(100, i));
+    small.digest();
+    expect(update).not.toHaveBeenCalled();
+    expect(native).not.toHaveBeenCalled();
+    using large = b3.createHasher().update(pattern(64 * 1024));
+    expect(hex(large.digest())).toBe(hex(noble(pattern(64 * 1024))));
+    expect(update).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('forcing a backend', () => {
+  const report = `const api = await b3.init(); console.log(api.backend, b3.toHex(api.hash('abc')), b3.nativeStatus().loaded);`;
+
+  it.each([
+    [undefined, 'native+wasm-simd true'],
+    ['auto', 'native+wasm-simd true'],
+    ['native', 'native true'],
+    ['wasm', 'wasm-simd false'],
+    ['wasm-simd', 'wasm-simd false'],
+    ['wasm-scalar', 'wasm-scalar false'],
+  ])('BLAKE3_KIT_BACKEND=%s', (value, expected) => {
+    const run = child(report, { BLAKE3_KIT_BACKEND: value });
+    expect(run.stderr).toBe('');
+    const [backend, digest, loaded] = run.stdout.trim().split(' ');
+    expect(`${backend} ${loaded}`).toBe(expected);
+    expect(digest).toBe(ABC);
+  });
+
+  it('init({ backend }) wins over the variable, and a bad value is named', () => {
+    const forced = child(`const api = await b3.init({ backend: 'native' }); console.log(api.backend);`, { BLAKE3_KIT_BACKEND: 'wasm-scalar' });
+    expect(forced.stdout.trim()).toBe('native');
+    const bad = child(report, { BLAKE3_KIT_BACKEND: 'gpu' });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/BLAKE3_KIT_BACKEND must be one of auto, native, wasm, wasm-simd, wasm-scalar; got "gpu"/);
+  });
+});
+
+describe('without the addon', () => {
+  const missing = join(dir, 'no-such-addon.node');
+
+  it('falls back to wasm and keeps the load error as the cause', () => {
+    const code = `const api = await b3.init(); const s = b3.nativeStatus();
+      console.log(JSON.stringify({ backend: api.backend, digest: b3.toHex(api.hash(new Uint8Array(1 << 20))), loaded: s.loaded,
+        message: s.error?.message, cause: s.error?.cause?.code }));`;
+    const run = child(code, { BLAKE3_KIT_NATIVE_PATH: missing });
+    const seen = JSON.parse(run.stdout);
+    expect(seen).toMatchObject({ backend: 'wasm-simd', loaded: false, cause: 'MODULE_NOT_FOUND' });
+    expect(seen.digest).toBe(hex(b3.hash(new Uint8Array(1 << 20))));
+    expect(seen.message).toContain(missing);
+  });
+
+  it('rejects a forced native backend, with the cause', () => {
+    const code = `await b3.init().catch((e) => console.log(e.message, '|', e.cause?.cause?.code));`;
+    const run = child(code, { BLAKE3_KIT_NATIVE_PATH: missing, BLAKE3_KIT_BACKEND: 'native' });
+    expect(run.stdout).toMatch(/native backend was asked for .* but the addon did not load \| MODULE_NOT_FOUND/);
+  });
+
+  it('refuses a file that is not the addon', () => {
+    const notAddon = join(dir, 'not-an-addon.node');
+    writeFileSync(notAddon, 'not a shared object');
+    const run = child(`await b3.init(); console.log(b3.backend(), b3.nativeStatus().error.cause.message.length > 0)`, {
+      BLAKE3_KIT_NATIVE_PATH: notAddon,
+    });
+    expect(run.stdout.trim()).toBe('wasm-simd true');
+  });
+});
+
+describe('threads, async work and abort', () => {
+  const big = pattern(40 * 1024 * 1024 + 1025, 3);
+  const expected = hex(noble(big));
+
+  it('hashParallel, hashStream and hashBlob match the one-shot digest, in every mode', async () => {
+    expect(hex(await hashParallel(big))).toBe(expected);
+    expect(hex(await hashParallel(big, { key: KEY, length: 77 }))).toBe(hex(noble(big, { key: KEY, dkLen: 77 })));
+    expect(hex(await hashParallel(big, { context: CONTEXT }))).toBe(hex(b3.deriveKey(CONTEXT, big)));
+    const shared = new Uint8Array(new SharedArrayBuffer(big.length));
+    shared.set(big);
+    expect(hex(await hashParallel(shared))).toBe(expected);
+    async function* pieces() {
+      for (let i = 0; i < big.length; i += 3_000_001) yield big.subarray(i, i + 3_000_001);
+    }
+    expect(hex(await hashStream(pieces()))).toBe(expected);
+    const seen: (number | undefined)[] = [];
+    expect(hex(await hashBlob(new Blob([big]), { onProgress: (_, total) => seen.push(total) }))).toBe(expected);
+    expect(new Set(seen)).toEqual(new Set([big.length]));
+  });
+
+  it('reports progress up to the total exactly once and honours the thread count', async () => {
+    const seen: number[] = [];
+    await hashParallel(big, { onProgress: (done) => seen.push(done) });
+    expect(seen.at(-1)).toBe(big.length);
+    expect(seen.filter((done) => done === big.length)).toHaveLength(1);
+    configureParallel({ workers: 1 });
+    try {
+      expect(nativeStatus().threads).toBe(1);
+      expect(hex(await hashParallel(big))).toBe(expected);
+      expect(hex(b3.hash(big))).toBe(expected);
+    } finally {
+      configureParallel({ workers: 0 });
+    }
+    expect(nativeStatus().threads).toBeGreaterThanOrEqual(1);
+  });
+
+  it('stops on abort and rejects with the reason', async () => {
+    const controller = new AbortController();
+    const hashing = hashParallel(big, { signal: controller.signal, onProgress: () => controller.abort(new Error('enough')) });
+    await expect(hashing).rejects.toThrow('enough');
+    await expect(hashParallel(big, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(hex(await hashParallel(big))).toBe(expected);
+  });
+
+  it('a hasher busy with an async update refuses sync calls and stays usable', async () => {
+    const hasher = new NativeHasher();
+    hasher.update(pattern(64 * 1024)); // gives it native state
+    const pending = hasher.updateAsync(big.subarray(64 * 1024));
+    expect(() => hasher.update(pattern(10))).toThrow(/busy/);
+    expect(() => hasher.update(pattern(2 << 20))).toThrow(/busy/);
+    expect(() => hasher.digest()).toThrow(/busy/);
+    expect(() => hasher.updateAsync(pattern(10))).toThrow(/busy/);
+    await pending;
+    expect(hex(hasher.digest())).toBe(hex(noble(new Uint8Array([...pattern(64 * 1024), ...big.subarray(64 * 1024)]))));
+  });
+
+  it('hashFile with mmap gives the same digests as with reads', async () => {
+    const path = join(dir, 'mapped');
+    writeFileSync(path, big);
+    expect(hex(await hashFile(path, { mmap: true }))).toBe(expected);
+    expect(hex(await hashFile(path, { mmap: false, key: KEY }))).toBe(hex(noble(big, { key: KEY })));
+    await expect(hashFile(path, { mmap: 'yes' as never })).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe('native memory', () => {
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  const rss = () => {
+    gc();
+    return process.memoryUsage().rss;
+  };
+
+  it('stays flat over 2 x 10^5 disposed and forgotten hashers with native state', async () => {
+    const input = pattern(20 * 1024); // past the JS batch: each hasher makes native state
+    const generation = async () => {
+      for (let i = 0; i < 100_000; i++) {
+        const hasher = b3.createHasher().update(input);
+        if (i % 2 === 0) hasher.dispose();
+        if (i % 10_000 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      return rss();
+    };
+    // The first generation grows the allocator's arenas; the second must fit
+    // in what the first left behind once the collector freed it. A leaked
+    // hasher keeps ~2 KB of native state: 10^5 would be ~200 MB.
+    const afterFirst = await generation();
+    expect((await generation()) - afterFirst).toBeLessThan(32 * 1024 * 1024);
+  });
+});
