@@ -21,7 +21,7 @@ const AARCH64 = 'aarch64-unknown-linux-gnu';
 const STEPS = {
   rust: { label: 'rust (cargo test)', run: () => cargoTest(['--workspace']) },
   aarch64: { label: 'rust aarch64 (qemu)', run: aarch64 },
-  node: { label: 'node (simd, scalar)', run: () => vitest('node', ['node-simd', 'node-scalar']) },
+  node: { label: 'node (wasm simd, scalar; native; auto)', run: () => vitest('node', ['node-simd', 'node-scalar', 'node-native', 'node-auto']) },
   browser: { label: 'chromium (simd, scalar)', run: () => vitest('browser', ['chromium-simd', 'chromium-scalar']) },
 };
 
