@@ -1,3 +1,4 @@
-// Types for both entry points (node.ts and browser.ts export the same API).
-export * from './api.js';
-export { init, hashParallel, hashBlob, hashStream, configureParallel, terminateWorkers, parallelStatus } from './node.js';
+// Types for both entry points. node.ts exports everything browser.ts does,
+// plus the Node-only parts (hashFile, HashSink, HashTransform, the native
+// backend's NativeHasher, nativeStatus and NodeInitOptions' `backend`).
+export * from './node.js';

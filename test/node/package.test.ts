@@ -1,7 +1,8 @@
 // The built package as users get it: dist/ through the exports map, from ESM
 // and from CommonJS require() (Node >= 20.19 loads ESM without top-level await).
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
@@ -33,12 +34,42 @@ describe('package', () => {
     expect(browserEntry).toMatch(/new URL\(["']\.\.\/wasm\/blake3-kit-simd\.wasm["'], ?import\.meta\.url\)/);
     expect(browserEntry).toMatch(/new URL\(["']\.\.\/wasm\/blake3-kit-scalar\.wasm["'], ?import\.meta\.url\)/);
     expect(browserEntry).not.toMatch(/node:|eval\(|new Function/);
-    expect(readFileSync(`${root}/dist/index.d.ts`, 'utf8')).toContain('init');
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8' }));
     const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['wasm/blake3-kit-simd.wasm', 'wasm/blake3-kit-scalar.wasm', 'dist/node.js', 'dist/browser.js', 'dist/index.d.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining(['wasm/blake3-kit-simd.wasm', 'wasm/blake3-kit-scalar.wasm', 'dist/node.js', 'dist/browser.js', 'dist/index.d.ts', `native/blake3-kit.${process.platform}-${process.arch}.node`]),
+    );
     expect(files.some((f) => f.startsWith('crate/') || f.startsWith('test/') || f.startsWith('src/'))).toBe(false);
   });
+});
+
+it('types a consumer of every entry point with the shipped .d.ts files', () => {
+  // Inside the package, so 'blake3-kit' resolves through its own exports map.
+  mkdirSync(join(root, 'test-results'), { recursive: true });
+  const dir = mkdtempSync(join(root, 'test-results', 'types-'));
+  try {
+    writeFileSync(
+      join(dir, 'consumer.ts'),
+      `import { init, hashFile, hashParallel, nativeStatus, HashSink, type Blake3Hasher } from 'blake3-kit';
+      const b3 = await init({ backend: 'native' });
+      const hasher: Blake3Hasher = b3.createHasher({ key: new Uint8Array(32) }).update('abc');
+      const out: Uint8Array = hasher.xof().read(5);
+      const digest: Promise<Uint8Array> = hashFile('f', { mmap: true, length: 64, onProgress: (done: number) => done });
+      void [out, digest, hashParallel, nativeStatus().error?.cause, new HashSink()];
+      // @ts-expect-error: not a backend
+      void init({ backend: 'gpu' });\n`,
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, types: ['node'], lib: ['ES2022', 'DOM', 'ESNext.Disposable'] }, files: ['consumer.ts'] }),
+    );
+    const tsc = join(root, 'node_modules', '.bin', 'tsc');
+    const run = spawnSync(tsc, ['-p', dir], { encoding: 'utf8' });
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 describe('inputs from another realm', async () => {
