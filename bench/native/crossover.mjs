@@ -8,13 +8,15 @@
 // `init({ backend: 'wasm-simd' })`, see lib.mjs loadKit). For each size and
 // each row: a digest check against @noble/hashes, then a batch size k so a
 // batch takes about --batch-ms. Then --rounds rounds; in each, every size
-// times one batch of every row, native first in odd rounds and wasm first in
-// even ones, so drift in the machine's load hits both alike. The table gives
+// times one batch of every row, the instance that goes first rotating from
+// round to round, so drift in the machine's load hits all alike. The table gives
 // medians over the rounds; "native faster" counts the rounds in which the
 // native batch beat the wasm batch of the same round.
 //
 // Rows: one-shot `hash(input)`, and a hasher's life cycle: createHasher(),
-// one update(input), digest(), dispose().
+// one update(input), digest(), dispose(). A third instance, the default
+// `init()` (native+wasm-simd, routed at the current nativeThreshold()), is
+// timed alongside for reference: it shows what the routing costs and does.
 import { parseArgs } from 'node:util';
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { calibrate, fmtRate, fmtRatio, infoLines, KiB, loadKit, makeInput, mdTable, median, runInfo, sizeLabel, timeBatch, toHex, writeResults } from './lib.mjs';
@@ -43,8 +45,10 @@ const SIZES = [
 const info = runInfo('crossover.mjs');
 const native = await loadKit('native');
 const wasm = await loadKit('wasm-simd');
+const auto = await loadKit('auto');
+const threshold = auto.mod.nativeThreshold();
 const status = native.mod.nativeStatus();
-console.log(`crossover: native addon ${status.path} (cpu features: ${status.cpuFeatures}, threads: ${status.threads}); ${rounds} rounds, ~${batchMs} ms batches`);
+console.log(`crossover: native addon ${status.path} (cpu features: ${status.cpuFeatures}, threads: ${status.threads}); default routing from ${threshold} B; ${rounds} rounds, ~${batchMs} ms batches`);
 
 const oneshot = (b3) => (input) => b3.hash(input);
 const lifeCycle = (b3) => (input) => {
@@ -57,9 +61,13 @@ const lifeCycle = (b3) => (input) => {
 const ROWS = [
   { id: 'wasm-oneshot', side: 'wasm', kind: 'oneshot', fn: oneshot(wasm.b3) },
   { id: 'native-oneshot', side: 'native', kind: 'oneshot', fn: oneshot(native.b3) },
+  { id: 'auto-oneshot', side: 'auto', kind: 'oneshot', fn: oneshot(auto.b3) },
   { id: 'wasm-hasher', side: 'wasm', kind: 'hasher', fn: lifeCycle(wasm.b3) },
   { id: 'native-hasher', side: 'native', kind: 'hasher', fn: lifeCycle(native.b3) },
+  { id: 'auto-hasher', side: 'auto', kind: 'hasher', fn: lifeCycle(auto.b3) },
 ];
+
+const SIDES = ['wasm', 'native', 'auto'];
 
 // Same digest first, then the batch sizes.
 const cells = [];
@@ -78,7 +86,8 @@ console.log(`crossover: digests agree with @noble/hashes for ${ROWS.length} rows
 for (let r = 0; r < rounds; r++) {
   for (const size of SIZES) {
     const here = cells.filter((c) => c.size === size);
-    const order = r % 2 ? here : [...here].sort((a, b) => (a.row.side === 'native' ? -1 : 0) - (b.row.side === 'native' ? -1 : 0));
+    const sides = SIDES.slice(r % SIDES.length).concat(SIDES.slice(0, r % SIDES.length));
+    const order = sides.flatMap((side) => here.filter((c) => c.row.side === side));
     for (const c of order) c.ns.push((timeBatch(c.op, c.k) * 1e6) / c.k);
   }
   process.stdout.write(`\r  round ${r + 1}/${rounds}`);
@@ -92,10 +101,12 @@ for (const kind of ['oneshot', 'hasher']) {
   const rows = SIZES.map((size) => {
     const w = cell(size, `wasm-${kind}`);
     const n = cell(size, `native-${kind}`);
+    const a = cell(size, `auto-${kind}`);
     const wns = median(w.ns);
     const nns = median(n.ns);
+    const ans = median(a.ns);
     const wins = n.ns.filter((x, i) => x < w.ns[i]).length;
-    return { size, wasmNs: wns, nativeNs: nns, wasmMBs: (size / wns) * 1e3, nativeMBs: (size / nns) * 1e3, ratio: nns / wns, nativeWins: wins, rounds, kWasm: w.k, kNative: n.k };
+    return { size, wasmNs: wns, nativeNs: nns, defaultNs: ans, wasmMBs: (size / wns) * 1e3, nativeMBs: (size / nns) * 1e3, ratio: nns / wns, nativeWins: wins, rounds, kWasm: w.k, kNative: n.k };
   });
   // The first size from which native is faster at that size and every larger one.
   let crossover;
@@ -109,7 +120,7 @@ for (const kind of ['oneshot', 'hasher']) {
     title,
     '',
     mdTable(
-      ['size', 'wasm-simd ns/op', 'native ns/op', 'wasm-simd MB/s', 'native MB/s', 'native ÷ wasm time', 'native faster'],
+      ['size', 'wasm-simd ns/op', 'native ns/op', 'wasm-simd MB/s', 'native MB/s', '**native ÷ wasm time**', 'native faster', `default ns/op (native from ${threshold} B)`],
       rows.map((x) => [
         sizeLabel(x.size),
         x.wasmNs.toFixed(0),
@@ -118,6 +129,7 @@ for (const kind of ['oneshot', 'hasher']) {
         fmtRate(x.nativeMBs),
         `${x.ratio < 1 ? '**' : ''}${fmtRatio(x.ratio)}${x.ratio < 1 ? '**' : ''}`,
         `${x.nativeWins}/${rounds}`,
+        x.defaultNs.toFixed(0),
       ]),
     ),
     '',
@@ -132,11 +144,11 @@ const md = [
   '',
   infoLines(info, [
     '',
-    `Native addon: ${status.path}; cpu features ${status.cpuFeatures}; ${status.threads} threads. ` +
+    `Native addon: ${status.path}; cpu features ${status.cpuFeatures}; ${status.threads} threads. The default instance routes to native from ${threshold} B. ` +
       `Medians of ${rounds} interleaved rounds, each one batch of ~${batchMs} ms per row and size; ns/op = batch time ÷ calls. MB/s = 10^6 bytes/s.`,
   ]),
   '',
   ...tables,
 ].join('\n');
 console.log(`\n${md}`);
-console.log(`\ncrossover: wrote ${writeResults('crossover', md, { ...info, nativeStatus: { ...status, error: status.error?.message }, rounds, batchMs, sizes: SIZES, results, samplesNs: cells.map((c) => ({ size: c.size, row: c.row.id, k: c.k, ns: c.ns })) })}`);
+console.log(`\ncrossover: wrote ${writeResults('crossover', md, { ...info, nativeStatus: { ...status, error: status.error?.message }, rounds, batchMs, sizes: SIZES, nativeThreshold: threshold, results, samplesNs: cells.map((c) => ({ size: c.size, row: c.row.id, k: c.k, ns: c.ns })) })}`);
