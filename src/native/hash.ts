@@ -70,10 +70,46 @@ export function inputBytes(input: Input, name: string): Uint8Array {
   return typeof input === 'string' ? encoder.encode(input) : toBytes(input, name);
 }
 
+/**
+ * V8 keeps typed arrays of up to 64 bytes inside the JS heap, and napi must
+ * move such an array's bytes out of the heap before native code can see
+ * them: that cost ~400 ns per call, more than hashing 64 bytes. So small
+ * inputs, keys and outputs pass through these buffers, which live outside
+ * the heap (1 KiB: larger than any array V8 keeps inside). Measured with a
+ * 64-byte input (Node 20, 2-core EPYC): 721 -> 297 ns per hashInto call.
+ */
+const SCRATCH = 1024;
+const ON_HEAP_MAX = 64;
+const scratchIn = new Uint8Array(SCRATCH);
+const scratchKey = new Uint8Array(SCRATCH).subarray(0, 32);
+const scratchOut = new Uint8Array(SCRATCH);
+const scratchOut32 = scratchOut.subarray(0, 32);
+
+/** `bytes` as native code can borrow it without a copy out of the V8 heap. */
+export function offHeap(bytes: Uint8Array, scratch: Uint8Array): Uint8Array {
+  if (bytes.length > ON_HEAP_MAX) return bytes;
+  scratch.set(bytes);
+  return scratch.length === bytes.length ? scratch : scratch.subarray(0, bytes.length);
+}
+
+/** Fills `out` (any length) with a one-shot hash, through the off-heap
+ * scratch buffer when it is small. */
+export function nativeHashInto(mode: number, key: Uint8Array | undefined, input: Uint8Array, out: Uint8Array): void {
+  const nativeKey = key === undefined ? undefined : offHeap(key, scratchKey);
+  const nativeInput = offHeap(input, scratchIn);
+  if (out.length > ON_HEAP_MAX) {
+    addon!.hashInto(mode, nativeKey, nativeInput, out);
+    return;
+  }
+  const into = out.length === 32 ? scratchOut32 : scratchOut.subarray(0, out.length);
+  addon!.hashInto(mode, nativeKey, nativeInput, into);
+  out.set(into);
+}
+
 function oneShot(input: Input, { mode, key }: NativeMode, length: number): Uint8Array {
   const bytes = inputBytes(input, 'input');
   const out = new Uint8Array(length);
-  addon!.hashInto(mode, key, bytes, out);
+  nativeHashInto(mode, key, bytes, out);
   return out;
 }
 

@@ -16,7 +16,7 @@ import {
   type LengthOption,
 } from '../input.js';
 import { addon, type NativeHasherHandle } from './addon.js';
-import { nativeMode, nativeNotLoaded } from './hash.js';
+import { nativeHashInto, nativeMode, nativeNotLoaded, offHeap } from './hash.js';
 
 const encoder = new TextEncoder();
 const LOW_32 = 0xffffffffn;
@@ -24,7 +24,7 @@ const LOW_32 = 0xffffffffn;
 /** One-shot of a batch into `out` (all of it, from position 0). */
 export type BatchHash = (mode: Mode, key: Uint8Array | undefined, bytes: Uint8Array, out: Uint8Array) => void;
 
-const nativeBatchHash: BatchHash = (mode, key, bytes, out) => addon!.hashInto(mode, key, bytes, out);
+const nativeBatchHash: BatchHash = nativeHashInto;
 let batchHash: BatchHash = nativeBatchHash;
 
 /** Routes the one-shots of small hashers (routing.ts); native by default. */
@@ -55,6 +55,20 @@ function abortable<T>(start: (signal: AbortSignal | undefined) => Promise<T>, si
       throw error;
     },
   );
+}
+
+/** Small outputs are read through this off-heap buffer (see offHeap). */
+const scratchOut = new Uint8Array(1024);
+const scratchKey = new Uint8Array(1024).subarray(0, 32);
+
+function fillFrom(state: NativeHasherHandle, out: Uint8Array, positionLo: number, positionHi: number): void {
+  if (out.length > 64) {
+    state.fill(out, positionLo, positionHi);
+    return;
+  }
+  const into = scratchOut.subarray(0, out.length);
+  state.fill(into, positionLo, positionHi);
+  out.set(into);
 }
 
 const ADOPT = Symbol('adopt state');
@@ -106,7 +120,8 @@ export class NativeHasher {
 
   /** The native state with all input so far applied. */
   #current(): NativeHasherHandle {
-    const state = (this.#state ??= new addon!.NativeHasher(this.#mode, this.#key));
+    const key = this.#key === undefined ? undefined : offHeap(this.#key, scratchKey);
+    const state = (this.#state ??= new addon!.NativeHasher(this.#mode, key));
     if (this.#batched > 0) {
       state.update(this.#batch!.subarray(0, this.#batched));
       this.#batched = 0;
@@ -165,7 +180,7 @@ export class NativeHasher {
       batchHash(this.#mode, this.#key, this.#batched > 0 ? this.#batch!.subarray(0, this.#batched) : new Uint8Array(0), out);
       return;
     }
-    this.#current().fill(out, 0, 0);
+    fillFrom(this.#current(), out, 0, 0);
   }
 
   /** The hash of all input so far (32 bytes, or `options.length`). The hasher
@@ -264,7 +279,7 @@ export class NativeXofReader {
     const bytes = toBytes(out, 'out');
     const start = this.#position;
     const end = checkReadEnd(start, bytes.length);
-    state.fill(bytes, Number(start & LOW_32), Number(start >> 32n));
+    fillFrom(state, bytes, Number(start & LOW_32), Number(start >> 32n));
     this.#position = end;
     return out;
   }

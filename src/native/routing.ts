@@ -6,8 +6,7 @@
 import type { Blake3Functions } from '../api.js';
 import { deriveKey, hash, hashModeInto, keyedHash } from '../hash.js';
 import type { HashOptions, Input, LengthOption } from '../input.js';
-import { addon } from './addon.js';
-import { nativeDeriveKey, nativeHash, nativeKeyedHash } from './hash.js';
+import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from './hash.js';
 import { NativeHasher, NativeXofReader, createNativeHasher, setBatchHash } from './hasher.js';
 
 /**
@@ -75,7 +74,7 @@ export function routeHasherBatches(routed: boolean): void {
   setBatchHash(
     routed
       ? (mode, key, bytes, out) =>
-          bytes.length >= nativeFrom ? addon!.hashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out)
+          bytes.length >= nativeFrom ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out)
       : undefined,
   );
 }
