@@ -1,10 +1,13 @@
-// Streaming hashers on the native addon. Like the wasm Hasher, small updates
-// gather in a JS batch: a napi call costs far more than copying a few bytes,
-// and a hasher whose whole input fits one batch is a single one-shot hash
-// (through wasm where wasm is faster at that size, see routing.ts).
+// Streaming hashers on the native addon. Updates under 16 KiB gather in a
+// JS batch: a napi call costs far more than copying a few bytes, making the
+// native state costs ~2 us, and a hasher whose whole input fits one batch is
+// then a single one-shot hash (through wasm where wasm is faster at that
+// size, see routing.ts). Measured (bench/native/crossover.mjs, create + one
+// update + digest + dispose, 4 KiB): wasm 2987 ns, native with state made
+// for updates from 1 KiB 4552 ns.
 
 import type { Mode } from '../core.js';
-import { BATCH, SMALL_STRING, SMALL_UPDATE, disposeSymbol, giveBackBatch, takeBatch } from '../hasher.js';
+import { BATCH, disposeSymbol, giveBackBatch, takeBatch } from '../hasher.js';
 import {
   checkOptions,
   checkReadEnd,
@@ -137,7 +140,7 @@ export class NativeHasher {
   update(input: Input): this {
     this.#live();
     if (typeof input === 'string') {
-      if (input.length > SMALL_STRING) {
+      if (input.length > BATCH / 3) {
         this.#current().update(encoder.encode(input));
         return this;
       }
@@ -148,7 +151,7 @@ export class NativeHasher {
       return this;
     }
     const bytes = toBytes(input, 'input');
-    if (bytes.length >= SMALL_UPDATE) {
+    if (bytes.length >= BATCH) {
       this.#current().update(bytes);
       return this;
     }

@@ -10,11 +10,22 @@ import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from './
 import { NativeHasher, NativeXofReader, createNativeHasher, setBatchHash } from './hasher.js';
 
 /**
- * Inputs of at least this many bytes go to native. Set from the crossover
- * measured by bench/native/crossover.mjs (see the README's Performance
- * section for the table).
+ * Inputs of at least this many bytes go to native: from 8 KiB on native was
+ * faster at every size measured, and below it wasm won at most sizes
+ * (`node bench/native/crossover.mjs`, one-shot, ns/op, medians of 21
+ * interleaved rounds; Node 20, 2-core EPYC with AVX-512):
+ *
+ * | size        | 1 KiB | 2 KiB | 3 KiB | 4 KiB-1 | 4 KiB | 7 KiB | 8 KiB-1 | 8 KiB | 9 KiB | 16 KiB-1 | 64 KiB |
+ * |-------------|------:|------:|------:|--------:|------:|------:|--------:|------:|------:|---------:|-------:|
+ * | wasm-simd   |  1059 |  2080 |  2434 |    3479 |  2497 |  4815 |    5756 |  4776 |  5782 |    10166 |  36476 |
+ * | native      |  1635 |  1722 |  3135 |    4674 |  1833 |  4860 |    6296 |  2106 |  3556 |     8121 |   7294 |
+ *
+ * The official crate is fast on whole power-of-two runs of chunks, but it
+ * hashes fewer than four chunks, and a partial last chunk, with its
+ * one-block code, where our wasm kernel still works four lanes wide: so
+ * native won at exactly 2 and 4 KiB but lost at 3 KiB, 4 KiB-1 and 8 KiB-1.
  */
-export const NATIVE_FROM = 4096;
+export const NATIVE_FROM = 8 * 1024;
 
 let nativeFrom = NATIVE_FROM;
 
