@@ -16,7 +16,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchDir, buildBrowserBundle, ensureBenchDeps, ensureReference, ensureRepoBuild, repoDir } from './lib/build.mjs';
+import { benchDir, buildBrowserBundle, buildStamp, ensureBenchDeps, ensureReference, ensureRepoBuild, repoDir } from './lib/build.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -79,6 +79,7 @@ const git = (...a) => {
   }
 };
 const gitCommit = `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--', 'src', 'crate') ? ' (+ uncommitted changes in src/ or crate/)' : ''}`;
+const build = buildStamp();
 const kitVersion = JSON.parse(readFileSync(join(repoDir, 'package.json'), 'utf8')).version;
 const machine = {
   cpu: os.cpus()[0]?.model.trim() ?? '?',
@@ -138,6 +139,8 @@ async function runtime(name, label, impls, measure, cold, extra = {}) {
     partial,
     machine,
     gitCommit,
+    build,
+    buildAtEnd: buildStamp(),
     kitVersion,
     cells,
     impls: rows,

@@ -2,7 +2,8 @@
 // quick when there is nothing to do. Node built-ins only at the top level:
 // bench/node_modules may not exist yet.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,4 +127,17 @@ export async function buildBrowserBundle() {
   });
   copyFileSync(join(benchDir, 'node_modules', 'blake3-wasm', 'esm', 'wasm', 'blake3.wasm'), join(buildDir, 'blake3.wasm'));
   say('browser', `bundled into ${buildDir}`);
+}
+
+/** A short fingerprint of what Node measures of blake3-kit: dist/node.js,
+ * the wasm files and the native addon. Others rebuild the shared checkout
+ * (npm test runs the set-up), so runs record it at the start and the end
+ * and say so when it changed in between. */
+export function buildStamp() {
+  const hash = createHash('sha256');
+  for (const file of ['dist/node.js', 'dist/cli.js', 'wasm/blake3-kit-simd.wasm', 'wasm/blake3-kit-scalar.wasm', `native/blake3-kit.${process.platform}-${process.arch}.node`]) {
+    const path = join(repoDir, file);
+    hash.update(file).update(existsSync(path) ? readFileSync(path) : 'missing');
+  }
+  return hash.digest('hex').slice(0, 10);
 }

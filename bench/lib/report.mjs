@@ -99,7 +99,8 @@ export function markdown(data) {
   p(`${data.date} · \`${data.command}\` · profile **${data.profileName}**${data.partial ? ' (partial run)' : ''}`);
   p();
   p(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.os}; Node ${m.node}${data.browserVersion ? `; Chromium ${data.browserVersion}` : ''}. ` +
-    `blake3-kit ${data.kitVersion} at ${data.gitCommit}. ` +
+    `blake3-kit ${data.kitVersion} at ${data.gitCommit}${data.build ? `, build ${data.build}` : ''}. ` +
+    (data.buildAtEnd && data.buildAtEnd !== data.build ? `**The build changed during the run (${data.build} → ${data.buildAtEnd}): rows may mix two builds.** ` : '') +
     `Load average (1/5/15 min) ${m.loadavgAtStart?.join(' ') ?? '?'} at the start, ${data.loadavgAtEnd?.join(' ') ?? '?'} at the end. ${m.note ?? ''}`);
   p();
   p('MB/s = 10^6 bytes per second, the median of many timed batches (higher is better). ' +

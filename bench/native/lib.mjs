@@ -6,6 +6,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildStamp } from '../lib/build.mjs';
 
 export const repoDir = fileURLToPath(new URL('../../', import.meta.url));
 export const benchDir = fileURLToPath(new URL('../', import.meta.url));
@@ -123,6 +124,7 @@ export function runInfo(script) {
     date: new Date().toISOString(),
     command: `node bench/native/${script}${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
     gitCommit: `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' (+ uncommitted changes in src/ or crate/)' : ''}`,
+    build: buildStamp(),
     machine: {
       cpu: os.cpus()[0]?.model.trim() ?? '?',
       cores: os.cpus().length,
@@ -136,8 +138,10 @@ export function runInfo(script) {
 
 export function infoLines(info, extra = []) {
   const m = info.machine;
+  info.buildAtEnd = buildStamp();
+  const changed = info.buildAtEnd !== info.build ? ` **The build changed during the run (${info.build} → ${info.buildAtEnd}): the numbers may mix two builds.**` : '';
   return [
-    `${info.date} · \`${info.command}\` · blake3-kit at ${info.gitCommit}`,
+    `${info.date} · \`${info.command}\` · blake3-kit at ${info.gitCommit}, build ${info.build}.${changed}`,
     '',
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.os}; Node ${m.node}. ` +
       `Load average (1/5/15 min) ${m.loadavgAtStart.join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} at the end. ` +
