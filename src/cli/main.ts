@@ -64,9 +64,12 @@ async function feed(path: string, hasher: Blake3Hasher, options: Options): Promi
     const progress = Progress.maybe(stats.size, path);
     if (hasher instanceof NativeHasher && stats.isFile()) {
       // Up to the size at open, like b3sum's mapping; a file that shrank
-      // meanwhile is hashed as far as it goes.
+      // meanwhile is hashed as far as it goes. Without a progress line, one
+      // step: the threads stay busy to the end (1 GiB, 2 threads: 16 MiB
+      // steps 169 ms, one task 145 ms, b3sum 154 ms).
+      const step = progress ? NATIVE_STEP : stats.size;
       for (let offset = 0, got = 1; offset < stats.size && got > 0; offset += got) {
-        got = await hasher.updateFromFd(fd, offset, Math.min(NATIVE_STEP, stats.size - offset), !options.noMmap);
+        got = await hasher.updateFromFd(fd, offset, Math.min(step, stats.size - offset), !options.noMmap);
         progress?.advance(got);
       }
       progress?.finish();

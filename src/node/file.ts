@@ -7,8 +7,11 @@
 // piece is hashed. Memory stays bounded at any file size.
 
 import { open, type FileHandle } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { checkAsyncOptions, outputLength, type AsyncHashOptions } from '../input.js';
+import { addon } from '../native/addon.js';
 import { NATIVE_PIECE } from '../native/async.js';
+import { nativeMode } from '../native/hash.js';
 import { NativeHasher } from '../native/hasher.js';
 import { createHasher, nativeInUse } from './backend.js';
 import { nodeParallel } from './parallel.js';
@@ -59,6 +62,17 @@ export async function hashFile(path: string | URL, options?: HashFileOptions): P
     const { size } = stats;
     const handle = file;
     if (hasher instanceof NativeHasher && stats.isFile()) {
+      if (mmap && onProgress === undefined && signal === undefined) {
+        // Nothing to report or abort between steps: one task, upstream's
+        // update_mmap_rayon, keeps every thread busy from the first byte to
+        // the last. 1 GiB cached, 2 threads, medians of 9: one task 145 ms,
+        // 16 MiB steps 169 ms, b3sum 154 ms.
+        const { mode, key } = nativeMode(options, 'options');
+        const digest = await addon!.hashFile(path instanceof URL ? fileURLToPath(path) : path, mode, key, length, true);
+        const now = (await handle.stat()).size;
+        if (now < size) throw new FileTruncatedError(String(path), size, now);
+        return digest;
+      }
       for (let offset = 0; offset < size; ) {
         signal?.throwIfAborted();
         const want = Math.min(NATIVE_PIECE, size - offset);

@@ -207,7 +207,11 @@ describe('threads, async work and abort', () => {
   it('hashFile with mmap gives the same digests as with reads', async () => {
     const path = join(dir, 'mapped');
     writeFileSync(path, big);
-    expect(hex(await hashFile(path, { mmap: true }))).toBe(expected);
+    expect(hex(await hashFile(path, { mmap: true }))).toBe(expected); // one task for the whole file
+    expect(hex(await hashFile(path, { mmap: true, context: CONTEXT, length: 100 }))).toBe(hex(b3.deriveKey(CONTEXT, big, { length: 100 })));
+    let steps = 0;
+    expect(hex(await hashFile(path, { mmap: true, onProgress: () => steps++ }))).toBe(expected); // in steps
+    expect(steps).toBe(3);
     expect(hex(await hashFile(path, { mmap: false, key: KEY }))).toBe(hex(noble(big, { key: KEY })));
     await expect(hashFile(path, { mmap: 'yes' as never })).rejects.toBeInstanceOf(TypeError);
   });
