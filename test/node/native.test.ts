@@ -70,6 +70,19 @@ describe('routing', () => {
       expect(hex(b3.deriveKey(CONTEXT, input, { length: 40 }))).toBe(hex(noble.create({ context: new TextEncoder().encode(CONTEXT), dkLen: 40 }).update(input).digest()));
       expect(native).toHaveBeenCalledTimes(nativeCalls);
     }
+    // Below NATIVE_FROM, an even number of whole chunks goes native too.
+    for (const [size, nativeCalls] of [
+      [2048, 1],
+      [3072, 0],
+      [4096, 1],
+      [4097, 0],
+      [6144, 1],
+      [7168, 0],
+    ] as const) {
+      native.mockClear();
+      expect(hex(b3.hash(pattern(size)))).toBe(reference(pattern(size)));
+      expect(native, `size ${size}`).toHaveBeenCalledTimes(nativeCalls);
+    }
     native.mockClear();
     expect(hex(b3.hash('x'.repeat(NATIVE_FROM - 1)))).toBe(reference(new TextEncoder().encode('x'.repeat(NATIVE_FROM - 1))));
     expect(native).not.toHaveBeenCalled();
