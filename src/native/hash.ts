@@ -1,7 +1,7 @@
 // One-shot hashing through the native addon, with the same argument checks
 // and errors as the wasm functions (input.ts).
 
-import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, type Mode } from '../core.js';
+import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, notInitialized, type Mode } from '../core.js';
 import {
   MAX_CONTEXT_BYTES,
   checkContext,
@@ -24,10 +24,6 @@ export interface NativeMode {
 
 const HASH_MODE: NativeMode = { mode: MODE_HASH, key: undefined };
 const encoder = new TextEncoder();
-
-export function nativeNotLoaded(): never {
-  throw new Error('blake3-kit: call `await init()` before hashing');
-}
 
 /** Context keys by context string, as for wasm (input.ts). */
 const contextKeys = new Map<string, Uint8Array>();
@@ -114,7 +110,7 @@ function oneShot(input: Input, { mode, key }: NativeMode, length: number): Uint8
 }
 
 export function nativeHash(input: Input, options?: HashOptions): Uint8Array {
-  if (addon === undefined) nativeNotLoaded();
+  if (addon === undefined) notInitialized();
   if (options === undefined) return oneShot(input, HASH_MODE, 32);
   checkOptions(options, 'options');
   const length = outputLength(options.length, 'options.length');
@@ -122,14 +118,14 @@ export function nativeHash(input: Input, options?: HashOptions): Uint8Array {
 }
 
 export function nativeKeyedHash(key: ArrayBufferView | ArrayBufferLike, input: Input, options?: LengthOption): Uint8Array {
-  if (addon === undefined) nativeNotLoaded();
+  if (addon === undefined) notInitialized();
   checkOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
   return oneShot(input, { mode: MODE_KEYED, key: checkKey(key, 'key') }, length);
 }
 
 export function nativeDeriveKey(context: string, keyMaterial: Input, options?: LengthOption): Uint8Array {
-  if (addon === undefined) nativeNotLoaded();
+  if (addon === undefined) notInitialized();
   checkOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
   const key = contextKey(addon, checkContext(context, 'context'), 'context');
