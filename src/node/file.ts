@@ -36,9 +36,16 @@ export class FileTruncatedError extends Error {
     readonly path: string,
     readonly expected: number,
     readonly read: number,
+    options?: ErrorOptions,
   ) {
-    super(`blake3-kit: ${path} was truncated while being hashed: it had ${expected} bytes, then ${read}`);
+    super(`blake3-kit: ${path} was truncated while being hashed: it had ${expected} bytes, then ${read}`, options);
   }
+}
+
+/** The addon's own ERR_FILE_TRUNCATED (a mapped file shrank: its pages past
+ * the new end read as zeros, so it gives no digest), as opposed to ours. */
+function addonTruncated(e: unknown): boolean {
+  return !(e instanceof FileTruncatedError) && (e as { code?: unknown } | null)?.code === 'ERR_FILE_TRUNCATED';
 }
 
 /** BLAKE3 of a file's contents. Rejects with the system error (its `code`:
@@ -62,28 +69,37 @@ export async function hashFile(path: string | URL, options?: HashFileOptions): P
     const { size } = stats;
     const handle = file;
     if (hasher instanceof NativeHasher && stats.isFile()) {
-      if (mmap && onProgress === undefined && signal === undefined) {
-        // Nothing to report or abort between steps: one task, upstream's
-        // update_mmap_rayon, keeps every thread busy from the first byte to
-        // the last. 1 GiB cached, 2 threads, medians of 9: one task 145 ms,
-        // 16 MiB steps 169 ms, b3sum 154 ms.
-        const { mode, key } = nativeMode(options, 'options');
-        const digest = await addon!.hashFile(path instanceof URL ? fileURLToPath(path) : path, mode, key, length, true);
+      // One error type for callers: the addon's ERR_FILE_TRUNCATED becomes a
+      // FileTruncatedError with the size the file has now.
+      try {
+        if (mmap && onProgress === undefined && signal === undefined) {
+          // Nothing to report or abort between steps: one task (the whole
+          // file mapped under the addon's SIGBUS guard, one update_rayon)
+          // keeps every thread busy from the first byte to the last. 1 GiB
+          // cached, 2 threads, medians of 9: one task 145 ms, 16 MiB steps
+          // 169 ms, b3sum 154 ms (measured with upstream's update_mmap_rayon,
+          // which hashes the same way).
+          const { mode, key } = nativeMode(options, 'options');
+          const digest = await addon!.hashFile(path instanceof URL ? fileURLToPath(path) : path, mode, key, length, true);
+          const now = (await handle.stat()).size;
+          if (now < size) throw new FileTruncatedError(String(path), size, now);
+          return digest;
+        }
+        for (let offset = 0; offset < size; ) {
+          signal?.throwIfAborted();
+          const want = Math.min(NATIVE_PIECE, size - offset);
+          const got = await hasher.updateFromFd(handle.fd, offset, want, mmap, signal);
+          if (got < want) throw new FileTruncatedError(String(path), size, (await handle.stat()).size);
+          offset += got;
+          onProgress?.(offset, size);
+        }
         const now = (await handle.stat()).size;
         if (now < size) throw new FileTruncatedError(String(path), size, now);
-        return digest;
+        return hasher.digest({ length });
+      } catch (e) {
+        if (addonTruncated(e)) throw new FileTruncatedError(String(path), size, (await handle.stat()).size, { cause: e });
+        throw e;
       }
-      for (let offset = 0; offset < size; ) {
-        signal?.throwIfAborted();
-        const want = Math.min(NATIVE_PIECE, size - offset);
-        const got = await hasher.updateFromFd(handle.fd, offset, want, mmap, signal);
-        if (got < want) throw new FileTruncatedError(String(path), size, (await handle.stat()).size);
-        offset += got;
-        onProgress?.(offset, size);
-      }
-      const now = (await handle.stat()).size;
-      if (now < size) throw new FileTruncatedError(String(path), size, now);
-      return hasher.digest({ length });
     }
     const inParallel = nativeInUse() ? undefined : await nodeParallel.hashRanges(
       size,
