@@ -43,8 +43,9 @@ impl std::error::Error for InvalidArg {}
 pub enum Error {
     Arg(InvalidArg),
     Io(io::Error),
-    /// A mapped file was truncated while it was being hashed: the bytes past
-    /// its new end read as zeros, so no digest is given (JS: a `code`
+    /// A mapped file was truncated while it was being hashed (or was found
+    /// shorter right after): the bytes past its new end read as zeros, so no
+    /// digest is given (JS: a `code`
     /// ERR_FILE_TRUNCATED). Any hasher the bytes went into holds garbage.
     Truncated,
 }

@@ -83,6 +83,11 @@ fn update_mapped(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, len
     if guard.finish() {
         return Err(Error::Truncated);
     }
+    // A cut inside the range's last page raises no SIGBUS: the kernel zeroes
+    // that page's tail and it stays mapped. Only the size tells.
+    if file.metadata()?.len() < offset + available {
+        return Err(Error::Truncated);
+    }
     Ok(Some(available))
 }
 
