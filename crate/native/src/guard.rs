@@ -23,7 +23,7 @@ use std::ptr;
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use std::sync::Once;
 
-use libc::{c_int, c_void, siginfo_t};
+use libc::{c_int, c_long, c_void, siginfo_t};
 
 /// Ranges hashed at once. Each hash holds one for its duration; callers run
 /// on libuv's 4 threads (or the user's), so 64 is far more than in use. When
@@ -218,18 +218,20 @@ fn zero_fill(addr: usize) -> bool {
         let from = addr & !(page - 1);
         let to = (end + page - 1) & !(page - 1);
         // The raw syscall, not libc's mmap, which a profiler or sanitizer may
-        // interpose with code that takes locks.
+        // interpose with code that takes locks. syscall() is variadic and
+        // reads every argument as a long: pass longs, so no int arrives with
+        // undefined upper bits.
         // SAFETY: [from, to) is inside a mapping a live Guard covers, which
         // holds only file bytes being hashed (read-only, never handed out).
         let got = unsafe {
             libc::syscall(
                 libc::SYS_mmap,
-                from,
-                to - from,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                -1 as c_int,
-                0 as libc::off_t,
+                from as c_long,
+                (to - from) as c_long,
+                libc::PROT_READ as c_long,
+                (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED) as c_long,
+                -1 as c_long,
+                0 as c_long,
             )
         };
         if got as usize != from {
