@@ -3,12 +3,13 @@
 // asynchronous paths (threads, abort) and native memory. The shared suite
 // runs against it too (vitest projects node-native and node-auto).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import {
+  FileTruncatedError,
   NativeHasher,
   configureParallel,
   hash as namedHash,
@@ -22,7 +23,7 @@ import {
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { addon } from '../../src/native/addon.js';
 import { NATIVE_FROM } from '../../src/native/routing.js';
-import { CONTEXT, KEY, load, pattern } from '../shared/setup.js';
+import { CONTEXT, KEY, load, pattern, random } from '../shared/setup.js';
 
 const b3 = await load(); // node-auto: native above the threshold, wasm-simd below
 const hex = b3.toHex;
@@ -227,6 +228,57 @@ describe('threads, async work and abort', () => {
     expect(steps).toBe(3);
     expect(hex(await hashFile(path, { mmap: false, key: KEY }))).toBe(hex(noble(big, { key: KEY })));
     await expect(hashFile(path, { mmap: 'yes' as never })).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('hashFile mapped (the default) survives the file being truncated mid-hash', async () => {
+    // Without the addon's SIGBUS guard, one of these cuts kills this process.
+    const path = join(dir, 'shrinking');
+    // At least 8 runs, and on until one was cut while mapped (most are).
+    const [MIN_RUNS, MAX_RUNS] = [8, 24];
+    const rng = random(Number(process.env.BLAKE3_KIT_SEED ?? 0x5eed));
+    const outcomes = { digest: 0, cutWhileMapped: 0, cutAfter: 0 };
+    let run = 0;
+    for (; run < MIN_RUNS || (outcomes.cutWhileMapped === 0 && run < MAX_RUNS); run++) {
+      writeFileSync(path, big);
+      for (let i = 0; i < 5; i++) appendFileSync(path, big); // 240 MiB: ~30 ms to hash here
+      const started = performance.now();
+      const want = hex(await hashFile(path, { mmap: false }));
+      const took = performance.now() - started;
+      const delay = (rng.int(500) / 1000) * took; // within the first half of a hash
+      const cutTo = run % 3 === 0 ? 0 : rng.int(big.length * 6);
+      const cut = () => setTimeout(() => truncateSync(path, cutTo), delay);
+      // The clock starts once the file is open and its size taken (a cut
+      // before that is just a smaller file): at the one-task call, or at the
+      // first step of the stepped path (updateFromFd, mapped).
+      let hashing: Promise<Uint8Array>;
+      if (run % 2 === 0) {
+        const real = addon!.hashFile.bind(addon);
+        vi.spyOn(addon!, 'hashFile').mockImplementationOnce((...args) => {
+          cut();
+          return real(...args);
+        });
+        hashing = hashFile(path); // mapped: the default
+      } else {
+        let first = true;
+        hashing = hashFile(path, { mmap: true, onProgress: () => first && !(first = false) && cut() });
+      }
+      try {
+        expect(hex(await hashing)).toBe(want);
+        outcomes.digest++;
+      } catch (e) {
+        expect(e).toBeInstanceOf(FileTruncatedError);
+        expect(e).toMatchObject({ code: 'ERR_FILE_TRUNCATED', path, expected: big.length * 6 });
+        // The addon's own error, when the cut came while the file was mapped.
+        if ((e as Error).cause !== undefined) {
+          expect((e as Error).cause).toMatchObject({ code: 'ERR_FILE_TRUNCATED' });
+          outcomes.cutWhileMapped++;
+        } else outcomes.cutAfter++;
+      }
+      vi.restoreAllMocks();
+      await new Promise((resolve) => setTimeout(resolve, delay + 1)); // the cut has happened
+    }
+    console.log(`truncated mid-hash: ${JSON.stringify(outcomes)} of ${run} runs`);
+    expect(outcomes.cutWhileMapped).toBeGreaterThan(0);
   });
 });
 

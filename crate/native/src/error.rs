@@ -1,4 +1,5 @@
-//! The two ways a call fails: the caller's mistake, or the OS's answer.
+//! The ways a call fails: the caller's mistake, the OS's answer, or a file
+//! that shrank while it was mapped.
 
 use std::fmt;
 use std::io;
@@ -42,6 +43,11 @@ impl std::error::Error for InvalidArg {}
 pub enum Error {
     Arg(InvalidArg),
     Io(io::Error),
+    /// A mapped file was truncated while it was being hashed (or was found
+    /// shorter right after): the bytes past its new end read as zeros, so no
+    /// digest is given (JS: a `code`
+    /// ERR_FILE_TRUNCATED). Any hasher the bytes went into holds garbage.
+    Truncated,
 }
 
 impl From<InvalidArg> for Error {
@@ -61,6 +67,7 @@ impl fmt::Display for Error {
         match self {
             Error::Arg(e) => e.fmt(f),
             Error::Io(e) => e.fmt(f),
+            Error::Truncated => f.write_str("the file shrank while it was mapped"),
         }
     }
 }

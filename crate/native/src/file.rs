@@ -10,6 +10,7 @@ use std::path::Path;
 use blake3::Hasher;
 
 use crate::error::{Error, InvalidArg};
+use crate::guard::Guard;
 use crate::mode::{fill, new_hasher};
 use crate::pool::{self, Pool};
 
@@ -32,11 +33,12 @@ pub const READ_BUF: usize = 4 * 1024 * 1024;
 /// and `mmap` ignore the file position). With `mmap`, a range of at least
 /// `MMAP_MIN` bytes of a regular file is mapped instead of read.
 ///
-/// As with any mmap, a file truncated while it is hashed can kill the
-/// process with SIGBUS; pass `mmap = false` for files that may shrink.
-pub fn update_from_fd(hasher: &mut Hasher, fd: RawFd, offset: u64, length: u64, mmap: bool) -> io::Result<u64> {
+/// A mapped file truncated while it is hashed fails with `Error::Truncated`
+/// (guard.rs keeps the SIGBUS from killing the process); `hasher` then holds
+/// garbage, as after any error part-way.
+pub fn update_from_fd(hasher: &mut Hasher, fd: RawFd, offset: u64, length: u64, mmap: bool) -> Result<u64, Error> {
     if fd < 0 {
-        return Err(io::Error::from_raw_os_error(libc::EBADF));
+        return Err(io::Error::from_raw_os_error(libc::EBADF).into());
     }
     // SAFETY: fd >= 0; ManuallyDrop keeps the caller's fd open.
     let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
@@ -49,12 +51,13 @@ pub fn update_from_fd(hasher: &mut Hasher, fd: RawFd, offset: u64, length: u64, 
             return Ok(hashed);
         }
     }
-    update_read(&pool, hasher, &file, offset, length)
+    Ok(update_read(&pool, hasher, &file, offset, length)?)
 }
 
 /// The mapped path; `None` when the range is not worth or not able to be
-/// mapped (not a regular file, too short after EOF, or mmap refused).
-fn update_mapped(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, length: u64) -> io::Result<Option<u64>> {
+/// mapped safely (not a regular file, too short after EOF, mmap refused, or
+/// no guard to be had), and the caller reads instead.
+fn update_mapped(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, length: u64) -> Result<Option<u64>, Error> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Ok(None);
@@ -65,12 +68,26 @@ fn update_mapped(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, len
         return Ok(None);
     }
     let Ok(len) = usize::try_from(available) else { return Ok(None) };
-    // SAFETY: see the SIGBUS note on update_from_fd; the map is read-only and
-    // never leaves this function.
+    // SAFETY: the map is read-only, never leaves this function, and is only
+    // read while `guard` covers it, so a truncation faults into guard.rs's
+    // handler, which maps zeros there, instead of killing the process.
     let Ok(map) = (unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map(file) }) else {
         return Ok(None);
     };
+    let Some(guard) = Guard::new(&map) else { return Ok(None) };
+    // Returns after the pool joined: no thread reads the map any more.
     pool.update(hasher, &map);
+    // Unregistered before `map` is dropped (unmapped), so the range is never
+    // registered while the addresses could belong to someone else's mapping.
+    // munmap then removes the file pages and any zero pages alike.
+    if guard.finish() {
+        return Err(Error::Truncated);
+    }
+    // A cut inside the range's last page raises no SIGBUS: the kernel zeroes
+    // that page's tail and it stays mapped. Only the size tells.
+    if file.metadata()?.len() < offset + available {
+        return Err(Error::Truncated);
+    }
     Ok(Some(available))
 }
 
@@ -96,8 +113,13 @@ fn update_read(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, lengt
 }
 
 /// Hashes the file at `path` the way b3sum does: mapped and on the pool's
-/// threads when `mmap` (upstream falls back to reads for small or unmappable
-/// files), else read single-threaded. Returns `out_len` bytes of output.
+/// threads when `mmap` (small or unmappable files read, as upstream's
+/// `update_mmap_rayon` does), else read single-threaded. Returns `out_len`
+/// bytes of output, or `Error::Truncated` if the mapped file shrank.
+///
+/// We map the file ourselves rather than calling `update_mmap_rayon`, whose
+/// mapping guard.rs can't see; the hashing is the same (`update_rayon` on the
+/// whole map, via the pool).
 pub fn hash_file(path: &Path, mode: u32, key: Option<&[u8]>, out_len: usize, mmap: bool) -> Result<Vec<u8>, Error> {
     let mut hasher = new_hasher(mode, key)?;
     // Fails here, before any I/O, if the output can't be allocated; never aborts.
@@ -106,11 +128,9 @@ pub fn hash_file(path: &Path, mode: u32, key: Option<&[u8]>, out_len: usize, mma
         return Err(InvalidArg::range("outLength", format!("cannot allocate {out_len} bytes of output")).into());
     }
     out.resize(out_len, 0);
-    if mmap {
-        let pool = pool::current();
-        pool.run(&mut hasher, |h| h.update_mmap_rayon(path).map(drop), |h| h.update_mmap(path).map(drop))?;
-    } else {
-        hasher.update_reader(File::open(path)?)?;
+    let file = File::open(path)?;
+    if !mmap || update_mapped(&pool::current(), &mut hasher, &file, 0, u64::MAX)?.is_none() {
+        hasher.update_reader(&file)?;
     }
     fill(&hasher, 0, &mut out)?;
     Ok(out)

@@ -9,6 +9,7 @@
 mod cpu;
 mod error;
 mod file;
+mod guard;
 mod mode;
 mod pool;
 

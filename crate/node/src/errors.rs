@@ -1,7 +1,9 @@
 //! How failures become JS errors: bad arguments as TypeError/RangeError with
 //! Node's codes, OS errors with the errno name as `code` (like `fs`), aborts
-//! as AbortError. Each is built as a JS object and handed back to napi-rs,
-//! which throws or rejects with that same object.
+//! as AbortError, a file that shrank while mapped with ERR_FILE_TRUNCATED
+//! (src/node/file.ts makes it a FileTruncatedError). Each is built as a JS
+//! object and handed back to napi-rs, which throws or rejects with that same
+//! object.
 
 use std::io;
 
@@ -48,6 +50,21 @@ pub fn io_error(env: &Env, e: &io::Error, op: &str, path: Option<&str>) -> Error
         if let Some(p) = path {
             let _ = obj.set_named_property("path", p);
         }
+    }
+    Error::from(value)
+}
+
+/// A mapped file shrank while it was hashed (core `Error::Truncated`):
+/// `code` ERR_FILE_TRUNCATED, as src/node/file.ts's FileTruncatedError, which
+/// it becomes there once the current size is known.
+pub fn truncated_error(env: &Env, op: &str, path: Option<&str>) -> Error {
+    let message = match path {
+        Some(p) => format!("{p} was truncated while it was mapped, {op}"),
+        None => format!("the file was truncated while it was mapped, {op}"),
+    };
+    let value = JsError::from(Error::new("ERR_FILE_TRUNCATED", message)).into_unknown(*env);
+    if let (Ok(mut obj), Some(p)) = (value.coerce_to_object(), path) {
+        let _ = obj.set_named_property("path", p);
     }
     Error::from(value)
 }

@@ -10,7 +10,7 @@ use blake3_kit_native::{blake3::Hasher, hash_file, update, update_from_fd, Error
 use napi::bindgen_prelude::*;
 use napi::Task;
 
-use crate::errors::{abort_error, internal_error, invalid_arg, io_error};
+use crate::errors::{abort_error, internal_error, invalid_arg, io_error, truncated_error};
 
 /// Async updates hash this much between looks at the abort flag: ~2 ms at
 /// one thread's 9 GB/s here, so an abort lands quickly, while each piece is
@@ -84,6 +84,7 @@ impl<T> Outcome<T> {
             Outcome::Aborted => Err(abort_error(env)),
             Outcome::Failed(CoreError::Arg(e)) => Err(invalid_arg(env, e)),
             Outcome::Failed(CoreError::Io(e)) => Err(io_error(env, &e, op, path)),
+            Outcome::Failed(CoreError::Truncated) => Err(truncated_error(env, op, path)),
             Outcome::Broken(what) => Err(internal_error(what)),
         }
     }
@@ -181,7 +182,7 @@ impl Task for FdTask {
                                 break; // end of file
                             }
                         }
-                        Err(e) => return Outcome::Failed(CoreError::Io(e)),
+                        Err(e) => return Outcome::Failed(e),
                     }
                 }
                 Outcome::Done(done)
