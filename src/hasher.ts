@@ -36,7 +36,7 @@ const ADOPT = Symbol('adopt slot');
  * 560 -> 675. Batches of 16 KiB stream at the one-shot rate (0.70 vs
  * 0.66 ms per MiB); copying into the batch costs ~15 ns per update.
  */
-export const SMALL_UPDATE = 1024;
+const SMALL_UPDATE = 1024;
 /** Batches of disposed hashers, reused: allocating a fresh 16 KiB batch took
  * ~1.3 us of the 1.9 us that create, a 64-byte update, digest and dispose
  * cost (Node 20, 2-core EPYC, median of 7 x 20000). */
@@ -52,7 +52,7 @@ export function takeBatch(): Uint8Array {
 export function giveBackBatch(batch: Uint8Array | undefined): void {
   if (batch && spareBatches.length < MAX_SPARE_BATCHES) spareBatches.push(batch);
 }
-export const SMALL_STRING = SMALL_UPDATE / 3;
+const SMALL_STRING = SMALL_UPDATE / 3;
 export const BATCH = 16 * 1024;
 const encoder = new TextEncoder();
 const LOW_32 = 0xffffffffn;

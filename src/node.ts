@@ -13,6 +13,7 @@ import { addon } from './native/addon.js';
 import { initNode, nativeInUse, type NodeInitOptions } from './node/backend.js';
 import { nodeParallel } from './node/parallel.js';
 import type { ParallelOptions, ParallelSettings } from './parallel/api.js';
+import type { StreamSource } from './stream-source.js';
 
 export * from './api.js';
 export { backend, createHasher, deriveKey, hash, keyedHash, type BackendChoice, type NodeInitOptions } from './node/backend.js';
@@ -36,8 +37,6 @@ const nodePlatform: Platform = {
 
 /** The addon that `npm run build:native` builds for this platform. */
 const packagedAddon = new URL(`../native/blake3-kit.${process.platform}-${process.arch}.node`, import.meta.url);
-
-type StreamSource = AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>;
 
 // Where the addon is in use, the official crate's own threads (rayon) hash
 // large inputs: 1.97x on 2 cores against 1.55-1.90x for wasm workers

@@ -2,7 +2,8 @@
 // crate's multithreaded update (rayon) off the JS thread, in pieces so that
 // progress is reported and an abort is noticed between them.
 
-import { checkAsyncOptions, outputLength, toBytes, type AsyncHashOptions, type Input } from '../input.js';
+import { checkAsyncOptions, outputLength, type AsyncHashOptions, type Input } from '../input.js';
+import { chunkBytes, readSource, type StreamSource } from '../stream-source.js';
 import { nativeHash, inputBytes } from './hash.js';
 import { NativeHasher } from './hasher.js';
 
@@ -38,27 +39,16 @@ export async function nativeHashParallel(input: Input, options?: AsyncHashOption
   return hasher.digest({ length });
 }
 
-type StreamSource = AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>;
-
 export async function nativeHashStream(source: StreamSource, options?: AsyncHashOptions, total?: number): Promise<Uint8Array> {
   checkAsyncOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
-  const iterable = source as Partial<AsyncIterable<unknown>>;
-  if (source === null || typeof source !== 'object' || typeof iterable[Symbol.asyncIterator] !== 'function') {
-    throw new TypeError('blake3-kit: source must be a ReadableStream, Readable or async iterable of bytes');
-  }
   const { signal, onProgress } = options ?? {};
-  signal?.throwIfAborted();
-  using hasher = new NativeHasher(options);
-  const iterator = (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
-  const onAbort = () => void iterator.return?.();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  const encoder = new TextEncoder();
-  let done = 0;
-  try {
+  return readSource(source, signal, async (iterator) => {
+    using hasher = new NativeHasher(options);
+    let done = 0;
     for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
       signal?.throwIfAborted();
-      const chunk = typeof step.value === 'string' ? encoder.encode(step.value) : toBytes(step.value, 'chunk');
+      const chunk = chunkBytes(step.value);
       // Large chunks go off the thread; the usual 16-64 KiB ones take
       // microseconds here, less than a thread-pool round trip.
       if (chunk.length >= SYNC_BELOW) await hasher.updateAsync(chunk, signal);
@@ -68,10 +58,7 @@ export async function nativeHashStream(source: StreamSource, options?: AsyncHash
     }
     signal?.throwIfAborted();
     return hasher.digest({ length });
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    await iterator.return?.();
-  }
+  });
 }
 
 export async function nativeHashBlob(blob: Blob, options?: AsyncHashOptions): Promise<Uint8Array> {

@@ -82,24 +82,30 @@ const scratchOut = new Uint8Array(SCRATCH);
 const scratchOut32 = scratchOut.subarray(0, 32);
 
 /** `bytes` as native code can borrow it without a copy out of the V8 heap. */
-export function offHeap(bytes: Uint8Array, scratch: Uint8Array): Uint8Array {
+function offHeap(bytes: Uint8Array, scratch: Uint8Array): Uint8Array {
   if (bytes.length > ON_HEAP_MAX) return bytes;
   scratch.set(bytes);
   return scratch.length === bytes.length ? scratch : scratch.subarray(0, bytes.length);
 }
 
-/** Fills `out` (any length) with a one-shot hash, through the off-heap
- * scratch buffer when it is small. */
+/** A key or context key, off the heap for the duration of one native call. */
+export function offHeapKey(key: Uint8Array | undefined): Uint8Array | undefined {
+  return key === undefined ? undefined : offHeap(key, scratchKey);
+}
+
+/** Where a native call should write `out`: `out` itself, or an off-heap
+ * scratch view when `out` is small enough to live in the V8 heap (the
+ * caller then copies it back: `if (into !== out) out.set(into)`). */
+export function outputTarget(out: Uint8Array): Uint8Array {
+  if (out.length > ON_HEAP_MAX) return out;
+  return out.length === 32 ? scratchOut32 : scratchOut.subarray(0, out.length);
+}
+
+/** Fills `out` (any length) with a one-shot hash. */
 export function nativeHashInto(mode: number, key: Uint8Array | undefined, input: Uint8Array, out: Uint8Array): void {
-  const nativeKey = key === undefined ? undefined : offHeap(key, scratchKey);
-  const nativeInput = offHeap(input, scratchIn);
-  if (out.length > ON_HEAP_MAX) {
-    addon!.hashInto(mode, nativeKey, nativeInput, out);
-    return;
-  }
-  const into = out.length === 32 ? scratchOut32 : scratchOut.subarray(0, out.length);
-  addon!.hashInto(mode, nativeKey, nativeInput, into);
-  out.set(into);
+  const into = outputTarget(out);
+  addon!.hashInto(mode, offHeapKey(key), offHeap(input, scratchIn), into);
+  if (into !== out) out.set(into);
 }
 
 function oneShot(input: Input, { mode, key }: NativeMode, length: number): Uint8Array {

@@ -19,7 +19,7 @@ import {
   type LengthOption,
 } from '../input.js';
 import { addon, type NativeHasherHandle } from './addon.js';
-import { nativeHashInto, nativeMode, offHeap } from './hash.js';
+import { nativeHashInto, nativeMode, offHeapKey, outputTarget } from './hash.js';
 
 const encoder = new TextEncoder();
 const LOW_32 = 0xffffffffn;
@@ -27,12 +27,11 @@ const LOW_32 = 0xffffffffn;
 /** One-shot of a batch into `out` (all of it, from position 0). */
 export type BatchHash = (mode: Mode, key: Uint8Array | undefined, bytes: Uint8Array, out: Uint8Array) => void;
 
-const nativeBatchHash: BatchHash = nativeHashInto;
-let batchHash: BatchHash = nativeBatchHash;
+let batchHash: BatchHash = nativeHashInto;
 
 /** Routes the one-shots of small hashers (routing.ts); native by default. */
-export function setBatchHash(hash: BatchHash | undefined): void {
-  batchHash = hash ?? nativeBatchHash;
+export function setBatchHash(hash: BatchHash): void {
+  batchHash = hash;
 }
 
 /**
@@ -60,18 +59,10 @@ function abortable<T>(start: (signal: AbortSignal | undefined) => Promise<T>, si
   );
 }
 
-/** Small outputs are read through this off-heap buffer (see offHeap). */
-const scratchOut = new Uint8Array(1024);
-const scratchKey = new Uint8Array(1024).subarray(0, 32);
-
 function fillFrom(state: NativeHasherHandle, out: Uint8Array, positionLo: number, positionHi: number): void {
-  if (out.length > 64) {
-    state.fill(out, positionLo, positionHi);
-    return;
-  }
-  const into = scratchOut.subarray(0, out.length);
+  const into = outputTarget(out);
   state.fill(into, positionLo, positionHi);
-  out.set(into);
+  if (into !== out) out.set(into);
 }
 
 const ADOPT = Symbol('adopt state');
@@ -123,8 +114,7 @@ export class NativeHasher {
 
   /** The native state with all input so far applied. */
   #current(): NativeHasherHandle {
-    const key = this.#key === undefined ? undefined : offHeap(this.#key, scratchKey);
-    const state = (this.#state ??= new addon!.NativeHasher(this.#mode, key));
+    const state = (this.#state ??= new addon!.NativeHasher(this.#mode, offHeapKey(this.#key)));
     if (this.#batched > 0) {
       state.update(this.#batch!.subarray(0, this.#batched));
       this.#batched = 0;

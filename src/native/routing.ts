@@ -31,15 +31,9 @@ import { NativeHasher, NativeXofReader, createNativeHasher, setBatchHash } from 
 export const NATIVE_FROM = 8 * 1024;
 const EVEN_CHUNKS = 2 * 1024;
 
-let nativeFrom = NATIVE_FROM;
-
-/** For tests and benchmarks: from where routing sends every size to native. */
-export function setNativeFrom(bytes: number): void {
-  nativeFrom = bytes;
-}
-
+/** From where routing sends every size to native. */
 export function nativeThreshold(): number {
-  return nativeFrom;
+  return NATIVE_FROM;
 }
 
 // Strings count by UTF-16 units: at least one UTF-8 byte each. A value that
@@ -49,7 +43,7 @@ function sizeOf(input: Input): number {
 }
 
 function goesNative(size: number): boolean {
-  return size >= nativeFrom || (size >= EVEN_CHUNKS && size % EVEN_CHUNKS === 0);
+  return size >= NATIVE_FROM || (size >= EVEN_CHUNKS && size % EVEN_CHUNKS === 0);
 }
 
 function routedHash(input: Input, options?: HashOptions): Uint8Array {
@@ -88,12 +82,10 @@ export const routedFunctions: Blake3Functions = {
   XofReader: NativeXofReader,
 };
 
-/** Makes small hashers' one-shots follow the routing (or go native). */
-export function routeHasherBatches(routed: boolean): void {
-  setBatchHash(
-    routed
-      ? (mode, key, bytes, out) =>
-          goesNative(bytes.length) ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out)
-      : undefined,
+/** Makes small hashers' one-shots follow the routing (they go native
+ * otherwise). */
+export function routeHasherBatches(): void {
+  setBatchHash((mode, key, bytes, out) =>
+    goesNative(bytes.length) ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out),
   );
 }

@@ -3,7 +3,7 @@
 // The named exports (hash, createHasher, ...) are live bindings that follow
 // the choice, so `import { hash }` routes like `b3.hash` does.
 
-import { apiFor, wasmFunctions, type Blake3, type Blake3Hasher } from '../api.js';
+import { apiFor, wasmFunctions, type Blake3, type Blake3Functions, type Blake3Hasher } from '../api.js';
 import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from '../hash.js';
 import { createHasher as createWasmHasher } from '../hasher.js';
 import type { KeyOption } from '../input.js';
@@ -112,11 +112,11 @@ async function start(platform: Platform, addonPath: string | URL, choice: Backen
   const flavour = choice === 'auto' || choice === 'wasm' ? options.flavour : (choice.slice('wasm-'.length) as Flavour);
   const wasm = await initWith(platform, { flavour, source: options.source });
   if (!nativeLoaded) return use(wasm, wasmFunctions);
-  routeHasherBatches(true);
+  routeHasherBatches();
   return use(`native+${wasm}`, routedFunctions);
 }
 
-function use(chosen: Backend, functions: typeof wasmFunctions): Blake3 {
+function use(chosen: Backend, functions: Blake3Functions): Blake3 {
   hash = functions.hash;
   keyedHash = functions.keyedHash;
   deriveKey = functions.deriveKey;

@@ -73,6 +73,14 @@ export async function hashFile(path: string | URL, options?: HashFileOptions): P
     const stats = await file.stat();
     const { size } = stats;
     const handle = file;
+    /** The error for this file as it is now, `size` bytes when opened. */
+    const truncated = async (cause?: unknown) =>
+      new FileTruncatedError(String(path), size, (await handle.stat()).size, cause === undefined ? undefined : { cause });
+    /** A file cut short after its last read still changed under us: report
+     * it rather than a stale digest. */
+    const checkNotShrunk = async () => {
+      if ((await handle.stat()).size < size) throw await truncated();
+    };
     if (hasher instanceof NativeHasher && stats.isFile()) {
       // One error type for callers: the addon's ERR_FILE_TRUNCATED becomes a
       // FileTruncatedError with the size the file has now.
@@ -86,40 +94,34 @@ export async function hashFile(path: string | URL, options?: HashFileOptions): P
           // which hashes the same way).
           const { mode, key } = nativeMode(options, 'options');
           const digest = await addon!.hashFile(path instanceof URL ? fileURLToPath(path) : path, mode, key, length, true);
-          const now = (await handle.stat()).size;
-          if (now < size) throw new FileTruncatedError(String(path), size, now);
+          await checkNotShrunk();
           return digest;
         }
         for (let offset = 0; offset < size; ) {
           signal?.throwIfAborted();
           const want = Math.min(NATIVE_PIECE, size - offset);
           const got = await hasher.updateFromFd(handle.fd, offset, want, mmap, signal);
-          if (got < want) throw new FileTruncatedError(String(path), size, (await handle.stat()).size);
+          if (got < want) throw await truncated();
           offset += got;
           onProgress?.(offset, size);
         }
-        const now = (await handle.stat()).size;
-        if (now < size) throw new FileTruncatedError(String(path), size, now);
+        await checkNotShrunk();
         return hasher.digest({ length });
       } catch (e) {
-        if (addonTruncated(e)) throw new FileTruncatedError(String(path), size, (await handle.stat()).size, { cause: e });
-        throw e;
+        throw addonTruncated(e) ? await truncated(e) : e;
       }
     }
     const inParallel = nativeInUse() ? undefined : await nodeParallel.hashRanges(
       size,
       async (offset, into) => {
         const { bytesRead } = await handle.read(into, 0, into.length, offset);
-        if (bytesRead < into.length) throw new FileTruncatedError(String(path), size, (await handle.stat()).size);
+        if (bytesRead < into.length) throw await truncated();
         return bytesRead;
       },
       options,
     );
     if (inParallel) {
-      // Every piece was read in full, but a file cut short after its last
-      // read still changed under us: report it rather than a stale digest.
-      const now = (await handle.stat()).size;
-      if (now < size) throw new FileTruncatedError(String(path), size, now);
+      await checkNotShrunk(); // every piece was read in full
       return inParallel;
     }
     const buffers = [Buffer.allocUnsafe(PIECE), Buffer.allocUnsafe(PIECE)];

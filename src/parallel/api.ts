@@ -9,6 +9,7 @@ import { Hasher } from '../hasher.js';
 import { checkAsyncOptions, checkOptions, modeFromOptions, outputLength, toBytes, type AsyncHashOptions, type Input } from '../input.js';
 import { loadedModule } from '../load.js';
 import { rootFromPieces, subtreeChainingValue } from '../subtree.js';
+import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../stream-source.js';
 import { WorkerPool, type SpawnWorker } from './pool.js';
 
 /** hashParallel, hashBlob and hashStream take the options of every
@@ -305,34 +306,18 @@ export function parallelApi(platform: ParallelPlatform) {
   /** BLAKE3 of a stream (web ReadableStream, Node Readable or any async
    * iterable of bytes) in fixed 1 MiB pieces, hashed by the pool while the
    * stream is read. At most two pieces per worker are held at once. */
-  async function hashStream(source: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>, options?: ParallelOptions): Promise<Uint8Array> {
+  async function hashStream(source: StreamSource, options?: ParallelOptions): Promise<Uint8Array> {
     const { tree, length: outLength } = prepare(options);
-    const iterable = source as Partial<AsyncIterable<unknown>>;
-    if (source === null || typeof source !== 'object' || typeof iterable[Symbol.asyncIterator] !== 'function') {
-      throw new TypeError('blake3-kit: source must be a ReadableStream, Readable or async iterable of bytes');
-    }
-    const signal = options?.signal;
-    signal?.throwIfAborted();
-    const iterator = (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
-    const onAbort = () => void iterator.return?.();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      return await streamTree(iterator, tree, outLength, options);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      await iterator.return?.();
-    }
+    return readSource(source, options?.signal, (iterator) => streamTree(iterator, tree, outLength, options));
   }
 
   async function streamTree(
-    iterator: AsyncIterator<Uint8Array | string>,
+    iterator: SourceIterator,
     tree: TreeMode,
     outLength: number,
     options: ParallelOptions | undefined,
   ): Promise<Uint8Array> {
     const signal = options?.signal;
-    const encoder = new TextEncoder();
-    const bytesOf = (value: Uint8Array | string) => (typeof value === 'string' ? encoder.encode(value) : toBytes(value, 'chunk'));
     const workers = getPool();
     if (!workers) {
       // No workers here: the same stream, hashed on this thread.
@@ -340,7 +325,7 @@ export function parallelApi(platform: ParallelPlatform) {
       let done = 0;
       for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
         signal?.throwIfAborted();
-        const chunk = bytesOf(step.value);
+        const chunk = chunkBytes(step.value);
         hasher.update(chunk);
         options?.onProgress?.((done += chunk.length));
       }
@@ -359,7 +344,7 @@ export function parallelApi(platform: ParallelPlatform) {
       let yielded = false;
       for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
         signal?.throwIfAborted();
-        let chunk = bytesOf(step.value);
+        let chunk = chunkBytes(step.value);
         while (chunk.length > 0) {
           if (held) {
             yield { bytes: held, shared: buffers.shared, recompute: sharedOnly(held, buffers.shared) };
