@@ -74,26 +74,136 @@ export function checkReadEnd(start: bigint, length: number): bigint {
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
-  if (typeof value === 'object') return (value as object).constructor?.name ?? 'object';
-  return typeof value;
+  if (typeof value !== 'object') return typeof value;
+  try {
+    // A hostile `constructor` getter must not replace our error with its own.
+    const name = (value as object).constructor?.name;
+    return typeof name === 'string' && name !== '' ? name : 'object';
+  } catch {
+    return 'object';
+  }
 }
 
-const objectTag = Object.prototype.toString;
+// The bytes of a caller's view are read through the built-in getters, saved
+// here, never through the view's own properties or methods: a subclass can
+// override `length`, `buffer` or `subarray`, or make `Symbol.species` throw
+// halfway through an update.
+const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const getter = (proto: object, name: PropertyKey) =>
+  Object.getOwnPropertyDescriptor(proto, name)!.get as (this: unknown) => unknown;
+const typedArrayTag = getter(typedArrayProto, Symbol.toStringTag);
+const typedArrayBuffer = getter(typedArrayProto, 'buffer');
+const typedArrayOffset = getter(typedArrayProto, 'byteOffset');
+const typedArrayLength = getter(typedArrayProto, 'byteLength');
+const dataViewBuffer = getter(DataView.prototype, 'buffer');
+const dataViewOffset = getter(DataView.prototype, 'byteOffset');
+const dataViewLength = getter(DataView.prototype, 'byteLength');
+const arrayBufferLength = getter(ArrayBuffer.prototype, 'byteLength');
+const sharedBufferLength =
+  typeof SharedArrayBuffer === 'function' ? getter(SharedArrayBuffer.prototype, 'byteLength') : undefined;
+/** Node's Buffer: a Uint8Array subclass of the runtime's own, as safe as
+ * Uint8Array itself, and the most common input there. */
+const bufferProto = (globalThis as { Buffer?: { prototype: object } }).Buffer?.prototype;
 
 function isBuffer(value: unknown): value is ArrayBufferLike {
-  // The tag works for buffers from other realms, where instanceof fails.
-  const tag = objectTag.call(value);
-  return tag === '[object ArrayBuffer]' || tag === '[object SharedArrayBuffer]';
+  // Brand checks through the built-in getters work for buffers from other
+  // realms (where instanceof fails) and can't be fooled by Symbol.toStringTag.
+  try {
+    arrayBufferLength.call(value);
+    return true;
+  } catch {}
+  if (sharedBufferLength === undefined) return false;
+  try {
+    sharedBufferLength.call(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** A Uint8Array over the caller's bytes, without copying. */
+/** Whether a zero-length view's buffer is detached (a view of a detached
+ * buffer reads as empty, which must not hash as the empty input). */
+function isDetached(buffer: ArrayBufferLike): boolean {
+  try {
+    new Uint8Array(buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function detachedError(name: string): TypeError {
+  return new TypeError(`blake3-kit: ${name} is a view of a detached ArrayBuffer (transferred or freed)`);
+}
+
+/** A plain Uint8Array over the caller's bytes, without copying. Plain
+ * Uint8Arrays and Node Buffers come back as they are; anything else gets a
+ * new plain view. */
 export function toBytes(input: unknown, name: string): Uint8Array {
-  if (input instanceof Uint8Array) return input;
-  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  if (isBuffer(input)) return new Uint8Array(input);
-  throw new TypeError(
-    `blake3-kit: ${name} must be a Uint8Array, ArrayBufferView, ArrayBuffer or string; got ${describe(input)}`,
-  );
+  if (input !== null && typeof input === 'object') {
+    const proto = Object.getPrototypeOf(input);
+    if ((proto === Uint8Array.prototype || proto === bufferProto) && (input as Uint8Array).length > 0) {
+      return input as Uint8Array;
+    }
+  }
+  let buffer: ArrayBufferLike, offset: number, length: number;
+  if (typedArrayTag.call(input) !== undefined) {
+    buffer = typedArrayBuffer.call(input) as ArrayBufferLike;
+    offset = typedArrayOffset.call(input) as number;
+    length = typedArrayLength.call(input) as number;
+  } else if (ArrayBuffer.isView(input)) {
+    buffer = dataViewBuffer.call(input) as ArrayBufferLike;
+    offset = dataViewOffset.call(input) as number;
+    length = dataViewLength.call(input) as number;
+  } else if (isBuffer(input)) {
+    if (isDetached(input)) throw detachedError(name);
+    return new Uint8Array(input);
+  } else {
+    const also = typeof input === 'string' && !acceptsStrings(name) ? ' (strings are not accepted here)' : '';
+    throw new TypeError(
+      `blake3-kit: ${name} must be a ${acceptsStrings(name) ? 'Uint8Array, ArrayBufferView, ArrayBuffer or string' : 'Uint8Array, ArrayBufferView or ArrayBuffer'}; got ${describe(input)}${also}`,
+    );
+  }
+  if (length === 0 && isDetached(buffer)) throw detachedError(name);
+  return new Uint8Array(buffer, offset, length);
+}
+
+/** Throws if `bytes` (from toBytes) lost bytes since an asynchronous call
+ * began: its buffer was detached, transferred or resized smaller. A digest
+ * of what is left would name bytes the caller never asked to hash. */
+export function checkIntact(bytes: Uint8Array, length: number, name: string): void {
+  const now = typedArrayLength.call(bytes) as number;
+  if (now !== length) {
+    throw new TypeError(
+      `blake3-kit: ${name} was detached or shrunk while it was being hashed (${length} bytes when the call began, ${now} now)`,
+    );
+  }
+}
+
+/** Whether a view's bytes live in a SharedArrayBuffer, which can grow but
+ * never shrink or detach: other threads may read it without a copy. */
+export function inSharedMemory(bytes: Uint8Array): boolean {
+  if (sharedBufferLength === undefined) return false;
+  try {
+    sharedBufferLength.call(typedArrayBuffer.call(bytes));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Inputs to hash take strings; outputs and hex sources don't. */
+function acceptsStrings(name: string): boolean {
+  return name === 'input' || name === 'chunk';
+}
+
+/** Options must be plain objects: a key passed where options go
+ * (`hash(msg, key)`) would otherwise hash unkeyed, with the key's length as
+ * the output length. */
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  // null-prototype objects, and plain objects from any realm.
+  return proto === null || proto === Object.prototype || Object.getPrototypeOf(proto) === null;
 }
 
 export function outputLength(length: unknown, name: string): number {
@@ -108,8 +218,13 @@ export function outputLength(length: unknown, name: string): number {
 }
 
 export function checkOptions(options: unknown, name: string): void {
-  if (options !== undefined && (typeof options !== 'object' || options === null)) {
-    throw new TypeError(`blake3-kit: ${name} must be an object; got ${describe(options)}`);
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null || !isPlainObject(options)) {
+    throw new TypeError(`blake3-kit: ${name} must be a plain object of options; got ${describe(options)}${
+      options !== null && typeof options === 'object' && (ArrayBuffer.isView(options) || isBuffer(options))
+        ? ' (a key goes in { key })'
+        : ''
+    }`);
   }
 }
 
