@@ -4,7 +4,10 @@
 import { toBytes } from './input.js';
 
 export type StreamSource = AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>;
-export type SourceIterator = AsyncIterator<Uint8Array | string>;
+/** What a reader sees: `next()` only, so abort handling stays here. */
+export interface SourceIterator {
+  next(): Promise<IteratorResult<Uint8Array | string>>;
+}
 
 const encoder = new TextEncoder();
 
@@ -13,21 +16,79 @@ export function chunkBytes(value: Uint8Array | string): Uint8Array {
   return typeof value === 'string' ? encoder.encode(value) : toBytes(value, 'chunk');
 }
 
-/** Checks `source` and runs `read` on its iterator. An abort of `signal`
- * stops the stream, and the stream is released however `read` ends. */
+/** How long a read loop may run before it lets timers and I/O run. */
+const YIELD_MS = 10;
+const macrotask = (): Promise<void> =>
+  new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
+interface Pull {
+  next(): Promise<IteratorResult<Uint8Array | string>>;
+  /** Releases the source; may never settle if a pull is pending. */
+  release(reason?: unknown): Promise<unknown> | undefined;
+}
+
+/** A web ReadableStream is read with its own reader, whose cancel() ends a
+ * pending read at once; its async iterator's return() would wait for it. */
+function pullFrom(source: unknown): Pull | undefined {
+  if (source === null || typeof source !== 'object') return undefined;
+  const stream = source as Partial<ReadableStream<Uint8Array>>;
+  if (typeof stream.getReader === 'function' && typeof stream.cancel === 'function') {
+    const reader = stream.getReader();
+    return { next: () => reader.read() as Promise<IteratorResult<Uint8Array>>, release: (reason) => reader.cancel(reason) };
+  }
+  const iterable = source as Partial<AsyncIterable<Uint8Array | string>>;
+  if (typeof iterable[Symbol.asyncIterator] !== 'function') return undefined;
+  const iterator = iterable[Symbol.asyncIterator]!();
+  return { next: () => iterator.next(), release: () => iterator.return?.() };
+}
+
+/**
+ * Checks `source` and runs `read` on it. An abort of `signal` rejects a
+ * pending `next()` at once with the signal's reason, even when the source
+ * never answers, and the source is released however `read` ends.
+ */
 export async function readSource<T>(source: unknown, signal: AbortSignal | undefined, read: (iterator: SourceIterator) => Promise<T>): Promise<T> {
-  const iterable = source as Partial<AsyncIterable<unknown>>;
-  if (source === null || typeof source !== 'object' || typeof iterable[Symbol.asyncIterator] !== 'function') {
+  signal?.throwIfAborted();
+  const pull = pullFrom(source);
+  if (pull === undefined) {
     throw new TypeError('blake3-kit: source must be a ReadableStream, Readable or async iterable of bytes');
   }
-  signal?.throwIfAborted();
-  const iterator = (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
-  const onAbort = () => void iterator.return?.();
-  signal?.addEventListener('abort', onAbort, { once: true });
+  let pending = false;
+  let onAbort: (() => void) | undefined;
+  const aborted = signal && new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted?.catch(() => {}); // observed through the races below, or not at all
+  let lastYield = Date.now();
+  const iterator: SourceIterator = {
+    async next() {
+      // A source that always has its next chunk ready settles in microtasks
+      // alone, so timers (AbortSignal.timeout among them) and I/O would
+      // never run: give the event loop a turn every few milliseconds.
+      if (Date.now() - lastYield >= YIELD_MS) {
+        await macrotask();
+        lastYield = Date.now();
+        signal?.throwIfAborted();
+      }
+      pending = true;
+      const step = Promise.resolve()
+        .then(() => pull.next())
+        .finally(() => (pending = false));
+      if (!aborted) return step;
+      step.catch(() => {}); // a read that loses the race may fail later
+      return Promise.race([step, aborted]);
+    },
+  };
   try {
     return await read(iterator);
   } finally {
-    signal?.removeEventListener('abort', onAbort);
-    await iterator.return?.();
+    if (onAbort) signal!.removeEventListener('abort', onAbort);
+    // A source still answering a read may never let go: release it, but
+    // don't wait for it then.
+    const released = Promise.resolve()
+      .then(() => pull.release(signal?.aborted ? signal.reason : undefined))
+      .catch(() => {});
+    if (!pending) await released;
   }
 }
