@@ -39,7 +39,17 @@ function pullFrom(source: unknown): Pull | undefined {
   const iterable = source as Partial<AsyncIterable<Uint8Array | string>>;
   if (typeof iterable[Symbol.asyncIterator] !== 'function') return undefined;
   const iterator = iterable[Symbol.asyncIterator]!();
-  return { next: () => iterator.next(), release: () => iterator.return?.() };
+  // A Node Readable's iterator is an async generator: its return() waits for
+  // a pending read to end, which may be never. destroy() ends both now.
+  const readable = source as { pipe?: unknown; on?: unknown; destroy?: unknown };
+  const destroy = typeof readable.pipe === 'function' && typeof readable.on === 'function' ? readable.destroy : undefined;
+  return {
+    next: () => iterator.next(),
+    release: () => {
+      if (typeof destroy === 'function') destroy.call(source);
+      return iterator.return?.();
+    },
+  };
 }
 
 /**
@@ -63,6 +73,7 @@ export async function readSource<T>(source: unknown, signal: AbortSignal | undef
   let lastYield = Date.now();
   const iterator: SourceIterator = {
     async next() {
+      signal?.throwIfAborted(); // before a read starts that could never end
       // A source that always has its next chunk ready settles in microtasks
       // alone, so timers (AbortSignal.timeout among them) and I/O would
       // never run: give the event loop a turn every few milliseconds.
@@ -86,9 +97,10 @@ export async function readSource<T>(source: unknown, signal: AbortSignal | undef
     if (onAbort) signal!.removeEventListener('abort', onAbort);
     // A source still answering a read may never let go: release it, but
     // don't wait for it then.
-    const released = Promise.resolve()
-      .then(() => pull.release(signal?.aborted ? signal.reason : undefined))
-      .catch(() => {});
+    let released: Promise<unknown> | undefined;
+    try {
+      released = Promise.resolve(pull.release(signal?.aborted ? signal.reason : undefined)).catch(() => {});
+    } catch {} // a release that throws has released all it can
     if (!pending) await released;
   }
 }

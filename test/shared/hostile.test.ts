@@ -169,6 +169,15 @@ describe('hashStream settles when aborted, whatever the source does', () => {
     expect(cancelled).toBe(true);
   });
 
+  it.skipIf(typeof window !== 'undefined')('a Node Readable that never pushes is destroyed', async () => {
+    const { Readable } = await import('node:stream');
+    const stream = new Readable({ read() {} });
+    stream.push(new Uint8Array(10));
+    const pending = hashStream(stream, { signal: AbortSignal.timeout(100) });
+    await rejectsNaming(() => pending, DOMException, /timed out|abort/i);
+    expect(stream.destroyed).toBe(true);
+  });
+
   it('a source whose next chunk is always ready still lets timers run', async () => {
     async function* endless() {
       const chunk = new Uint8Array(4096);
