@@ -228,12 +228,16 @@ export function checkOptions(options: unknown, name: string): void {
   }
 }
 
+export function checkSignal(signal: unknown, name: string): void {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError(`blake3-kit: ${name} must be an AbortSignal; got ${describe(signal)}`);
+  }
+}
+
 export function checkAsyncOptions(options: unknown, name: string): void {
   checkOptions(options, name);
   const { signal, onProgress } = (options ?? {}) as AsyncHashOptions;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TypeError(`blake3-kit: ${name}.signal must be an AbortSignal`);
-  }
+  checkSignal(signal, `${name}.signal`);
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new TypeError(`blake3-kit: ${name}.onProgress must be a function`);
   }

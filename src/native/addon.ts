@@ -15,7 +15,10 @@ export interface NativeHasherHandle {
   fill(out: Uint8Array, positionLo: number, positionHi: number): void;
   reset(): void;
   clone(): NativeHasherHandle;
-  /** Hashes `input` off the JS thread (the task keeps a reference to it). */
+  /** Frees the state now; later calls throw. */
+  free(): void;
+  /** Hashes `input` off the JS thread: in place if it is in a
+   * SharedArrayBuffer, otherwise from a copy made before this returns. */
   updateAsync(input: Uint8Array, signal?: AbortSignal): Promise<void>;
   /** Hashes file bytes [offset, offset + length) off the JS thread; resolves
    * to the bytes hashed, fewer if the file ended first. */

@@ -7,12 +7,8 @@ import { chunkBytes, readSource, type StreamSource } from '../stream-source.js';
 import { nativeHash, inputBytes } from './hash.js';
 import { NativeHasher } from './hasher.js';
 
-/**
- * Bytes per asynchronous step. Each step is a libuv thread-pool round trip
- * (tens of microseconds) against ~3 ms of hashing for 16 MiB on two cores,
- * and an abort waits for at most one step.
- */
-export const NATIVE_PIECE = 16 << 20;
+export { NATIVE_PIECE } from './absorb.js';
+
 /** Below this an input is hashed synchronously: one napi call, where a
  * thread-pool round trip would cost more than the hashing. */
 const SYNC_BELOW = 1 << 20;
@@ -30,12 +26,8 @@ export async function nativeHashParallel(input: Input, options?: AsyncHashOption
     return digest;
   }
   using hasher = new NativeHasher(options);
-  for (let offset = 0; offset < total; offset += NATIVE_PIECE) {
-    const end = Math.min(total, offset + NATIVE_PIECE);
-    await hasher.updateAsync(bytes.subarray(offset, end), signal);
-    signal?.throwIfAborted();
-    onProgress?.(end, total);
-  }
+  await hasher.updateAsync(bytes, signal, onProgress && ((done) => onProgress(done, total)));
+  signal?.throwIfAborted();
   return hasher.digest({ length });
 }
 

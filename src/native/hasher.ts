@@ -11,6 +11,7 @@ import { BATCH, disposeSymbol, giveBackBatch, takeBatch } from '../hasher.js';
 import {
   checkOptions,
   checkReadEnd,
+  checkSignal,
   outputLength,
   toBytes,
   toPosition,
@@ -18,6 +19,7 @@ import {
   type KeyOption,
   type LengthOption,
 } from '../input.js';
+import { NATIVE_PIECE, abortable, absorb } from './absorb.js';
 import { addon, type NativeHasherHandle } from './addon.js';
 import { nativeHashInto, nativeMode, offHeapKey, outputTarget } from './hash.js';
 
@@ -32,31 +34,6 @@ let batchHash: BatchHash = nativeHashInto;
 /** Routes the one-shots of small hashers (routing.ts); native by default. */
 export function setBatchHash(hash: BatchHash): void {
   batchHash = hash;
-}
-
-/**
- * Runs a native task with a signal of our own that follows the caller's:
- * napi-rs sets `onabort` on the signal it is given, which must not happen to
- * the caller's. An abort rejects with the caller's reason, as every other
- * API does, not with napi-rs's own AbortError.
- */
-function abortable<T>(start: (signal: AbortSignal | undefined) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return start(undefined);
-  signal.throwIfAborted();
-  const inner = new AbortController();
-  const forward = () => inner.abort(signal.reason);
-  signal.addEventListener('abort', forward, { once: true });
-  return start(inner.signal).then(
-    (value) => {
-      signal.removeEventListener('abort', forward);
-      return value;
-    },
-    (error: unknown) => {
-      signal.removeEventListener('abort', forward);
-      signal.throwIfAborted();
-      throw error;
-    },
-  );
 }
 
 function fillFrom(state: NativeHasherHandle, out: Uint8Array, positionLo: number, positionHi: number): void {
@@ -152,17 +129,47 @@ export class NativeHasher {
     return this;
   }
 
-  /** Hashes `input` off the JS thread: for large pieces of streams. An
-   * abort rejects with the signal's reason. */
-  updateAsync(input: Uint8Array, signal?: AbortSignal): Promise<void> {
+  /**
+   * Hashes `input` off the JS thread: for large pieces of streams. Bytes in a
+   * SharedArrayBuffer are read in place; any others are copied first, a
+   * piece at a time while the last one hashes, so detaching or shrinking
+   * them meanwhile can't reach the hashing threads: the call rejects
+   * instead, and so does an abort (with the signal's reason). A failed call
+   * leaves the hasher as it was. Bytes changed in place during the call may
+   * be hashed before or after the change.
+   * @param onProgress internal: bytes of `input` done so far.
+   */
+  async updateAsync(input: Input, signal?: AbortSignal, onProgress?: (done: number) => void): Promise<void> {
+    checkSignal(signal, 'signal');
+    const bytes = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
     this.#live();
     const state = this.#current();
-    return this.#whileBusy(abortable((inner) => state.updateAsync(input, inner), signal));
+    // One piece is all-or-nothing in the addon; several need a snapshot.
+    const before = bytes.length > NATIVE_PIECE ? state.clone() : undefined;
+    try {
+      await this.#whileBusy(absorb(state, bytes, signal, onProgress));
+    } catch (error) {
+      if (before && this.#state === state) {
+        this.#state = before;
+        state.free();
+      }
+      throw error;
+    } finally {
+      if (this.#state !== before) before?.free();
+    }
   }
 
   /** Hashes bytes of an open file off the JS thread; resolves to the bytes
    * hashed, fewer than `length` if the file ended first. */
-  updateFromFd(fd: number, offset: number, length: number, mmap: boolean, signal?: AbortSignal): Promise<number> {
+  async updateFromFd(fd: number, offset: number, length: number, mmap: boolean, signal?: AbortSignal): Promise<number> {
+    checkSignal(signal, 'signal');
+    for (const [name, value] of [['fd', fd], ['offset', offset], ['length', length]] as const) {
+      if (typeof value !== 'number') throw new TypeError(`blake3-kit: ${name} must be a number; got ${typeof value}`);
+      if (!Number.isSafeInteger(value) || value < 0 || (name === 'fd' && value > 0x7fffffff)) {
+        throw new RangeError(`blake3-kit: ${name} must be a non-negative ${name === 'fd' ? 'file descriptor' : 'safe integer'}; got ${value}`);
+      }
+    }
+    if (typeof mmap !== 'boolean') throw new TypeError(`blake3-kit: mmap must be a boolean; got ${typeof mmap}`);
     this.#live();
     const state = this.#current();
     return this.#whileBusy(abortable((inner) => state.updateFromFd(fd, offset, length, mmap, inner), signal));
@@ -214,12 +221,13 @@ export class NativeHasher {
     return copy;
   }
 
-  /** Drops the native state now (its memory goes with the next garbage
-   * collection, as for a forgotten hasher); later calls throw. Idempotent. */
+  /** Frees the native state now (an update still running keeps it until it
+   * ends); later calls throw. Idempotent. */
   dispose(): void {
     giveBackBatch(this.#batch);
     this.#batch = undefined;
     this.#batched = 0;
+    this.#state?.free();
     this.#state = DISPOSED;
   }
 
@@ -278,6 +286,7 @@ export class NativeXofReader {
   }
 
   dispose(): void {
+    this.#state?.free();
     this.#state = DISPOSED;
   }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use blake3_kit_native::{blake3::Hasher, hash_file, update, update_from_fd, Error as CoreError};
 use napi::bindgen_prelude::*;
-use napi::Task;
+use napi::{sys, JsValue, Task};
 
 use crate::errors::{abort_error, internal_error, invalid_arg, io_error, truncated_error};
 
@@ -111,10 +111,59 @@ fn all_or_nothing<T>(state: &Mutex<Hasher>, f: impl FnOnce(&mut Hasher) -> Outco
     outcome
 }
 
-/// `NativeHasher.updateAsync`: owns a reference to the caller's bytes.
+/// The bytes an async update reads on another thread. Any ArrayBuffer can
+/// be detached, transferred or resized smaller by JS while the task runs,
+/// freeing or shrinking its memory, so its bytes are copied first, on the JS
+/// thread. A SharedArrayBuffer can grow but never shrink or detach, and the
+/// reference held here keeps it alive: it is read in place.
+pub enum TaskInput {
+    Shared(Uint8Array),
+    Copied(Vec<u8>),
+}
+
+impl TaskInput {
+    /// `value` must be a Uint8Array; anything else is a TypeError naming `name`.
+    pub fn new(env: &Env, value: Unknown, name: &str) -> Result<TaskInput> {
+        let not_bytes = || crate::errors::type_error(env, format!("{name} must be a Uint8Array"));
+        let (raw_env, raw) = (env.raw(), value.value().value);
+        let (mut kind, mut length, mut data, mut buffer, mut offset) =
+            (0, 0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
+        // SAFETY: live values of this env; the out-pointers are ours.
+        let status = unsafe { sys::napi_get_typedarray_info(raw_env, raw, &mut kind, &mut length, &mut data, &mut buffer, &mut offset) };
+        if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
+            return Err(not_bytes());
+        }
+        // napi_is_arraybuffer is V8's IsArrayBuffer: false for a
+        // SharedArrayBuffer, and no prototype trick changes it.
+        let mut plain = true;
+        // SAFETY: `buffer` came from napi_get_typedarray_info just above.
+        if unsafe { sys::napi_is_arraybuffer(raw_env, buffer, &mut plain) } != sys::Status::napi_ok {
+            return Err(not_bytes());
+        }
+        if !plain {
+            // SAFETY: a live Uint8Array of this env (checked above).
+            return Ok(TaskInput::Shared(unsafe { Uint8Array::from_napi_value(raw_env, raw) }?));
+        }
+        if length == 0 || data.is_null() {
+            return Ok(TaskInput::Copied(Vec::new()));
+        }
+        // SAFETY: napi reports `length` bytes at `data`, valid until JS runs
+        // again, which it can't before this copy ends.
+        Ok(TaskInput::Copied(unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec()))
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            TaskInput::Shared(view) => view,
+            TaskInput::Copied(bytes) => bytes,
+        }
+    }
+}
+
+/// `NativeHasher.updateAsync`.
 pub struct UpdateTask {
     pub state: Arc<Mutex<Hasher>>,
-    pub input: Uint8Array,
+    pub input: TaskInput,
     pub busy: Option<Busy>,
     pub cancel: Cancel,
 }
@@ -124,7 +173,7 @@ impl Task for UpdateTask {
     type JsValue = ();
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let (input, cancel) = (&self.input[..], &self.cancel);
+        let (input, cancel) = (self.input.bytes(), &self.cancel);
         guarded(|| {
             all_or_nothing(&self.state, |hasher| {
                 for piece in input.chunks(PIECE) {
