@@ -20,7 +20,9 @@ const sharedNodeEntry = {
   },
 };
 
-const common = { bundle: true, format: 'esm', minify: true, sourcemap: true, logLevel: 'warning' };
+// keepNames: users see class names (error.name, Hasher.name, stack traces);
+// minified, FileTruncatedError.name was 'ke'.
+const common = { bundle: true, format: 'esm', minify: true, keepNames: true, sourcemap: true, logLevel: 'warning' };
 
 export async function bundle() {
   await Promise.all([

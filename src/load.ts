@@ -115,6 +115,13 @@ async function compile(platform: Platform, source: WasmSource): Promise<WebAssem
     return WebAssembly.compile(source as BufferSource);
   }
   const response = await (source as PromiseLike<Response>);
+  if (!isResponse(response)) {
+    throw new TypeError(
+      `blake3-kit: options.source must be a WebAssembly.Module, the module's bytes, a URL or path, or a Response (or a promise of one); got ${
+        response === null ? 'null' : typeof response
+      }`,
+    );
+  }
   if (!response.ok) {
     throw new Error(`blake3-kit: fetching ${response.url} failed: ${response.status} ${response.statusText}`);
   }
@@ -124,6 +131,11 @@ async function compile(platform: Platform, source: WasmSource): Promise<WebAssem
     return WebAssembly.compileStreaming(response);
   }
   return WebAssembly.compile(await response.arrayBuffer());
+}
+
+function isResponse(value: unknown): value is Response {
+  const response = value as Partial<Response> | null;
+  return typeof response === 'object' && response !== null && typeof response.arrayBuffer === 'function' && 'ok' in response;
 }
 
 function isSharedBuffer(value: unknown): boolean {

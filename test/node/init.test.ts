@@ -74,6 +74,7 @@ describe('init', () => {
     await expect(b3.init('simd' as never)).rejects.toThrow(TypeError);
     await expect(b3.init({ source: '/no/such/file.wasm' })).rejects.toThrow(/ENOENT/);
     await expect(b3.init({ source: new Uint8Array([1, 2, 3]) })).rejects.toThrow(WebAssembly.CompileError);
+    await expect(b3.init({ source: 42 as never })).rejects.toThrow(/options\.source must be .*; got number/);
     // A valid module that is not ours.
     const empty = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]);
     await expect(b3.init({ source: empty })).rejects.toThrow(/ABI is not version/);

@@ -138,3 +138,17 @@ describe('after a failure', () => {
     throwsNaming(() => new b3.XofReader(undefined as never, 0), TypeError, /Hasher\.xof/);
   });
 });
+
+describe('names', () => {
+  it('exported classes keep their names in the built bundle', async () => {
+    // The suite runs from src/ in Node; the bundle is what users import.
+    const built = typeof window === 'undefined' ? await import(/* @vite-ignore */ '../../dist/node.js') : await import(/* @vite-ignore */ '/dist/browser.js');
+    await built.init();
+    expect(built.Hasher.name).toBe('Hasher');
+    expect(built.XofReader.name).toBe('XofReader');
+    if (built.FileTruncatedError) expect(built.FileTruncatedError.name).toBe('FileTruncatedError');
+    const hasher = built.createHasher();
+    expect(hasher.constructor.name).toMatch(/^(Native)?Hasher$/);
+    hasher.dispose();
+  });
+});
