@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** Must equal the addon's `abiVersion()` (crate/node/src/lib.rs). */
-export const NATIVE_ABI_VERSION = 1;
+export const NATIVE_ABI_VERSION = 2;
 
 /** The official crate's Hasher behind a napi class. */
 export interface NativeHasherHandle {
@@ -29,6 +29,8 @@ export interface NativeAddon {
   abiVersion(): number;
   cpuFeatures(): string;
   setThreads(threads: number): void;
+  /** Puts the addon's SIGBUS handler back in front; true if it is. */
+  reclaimSigbus(): boolean;
   threads(): number;
   contextKey(context: string): Uint8Array;
   /** One-shot: fills all of `out` with output from position 0. */
@@ -74,6 +76,7 @@ export function loadAddon(location: URL | string): NativeAddon {
       throw new Error(`its ABI version is ${String(version)}, not ${NATIVE_ABI_VERSION}; rebuild it with \`npm run build:native\``);
     }
     addon = loaded;
+    keepSigbus(loaded);
     status = { loaded: true, path, cpuFeatures: loaded.cpuFeatures(), threads: loaded.threads() };
     return loaded;
   } catch (cause) {
@@ -81,6 +84,22 @@ export function loadAddon(location: URL | string): NativeAddon {
     status = { loaded: false, path, error };
     throw error;
   }
+}
+
+/**
+ * Node installs its own SIGBUS handler when the first `process.on('SIGBUS')`
+ * listener is added (and resets it when the last goes), without chaining to
+ * the addon's. A mapped hash running then would fault for ever on a
+ * truncated file. Node's own 'newListener'/'removeListener' hooks run first,
+ * so by the time these run its change is made and the addon takes the front
+ * again, chaining to Node's.
+ */
+function keepSigbus(loaded: NativeAddon): void {
+  const reclaim = (event: string | symbol) => {
+    if (event === 'SIGBUS') loaded.reclaimSigbus();
+  };
+  process.on('newListener', reclaim);
+  process.on('removeListener', reclaim);
 }
 
 /** Diagnostics: whether the native addon is in use, and if not, why. */

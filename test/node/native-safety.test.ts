@@ -148,6 +148,41 @@ describe('a failed async update loses nothing', () => {
   });
 });
 
+describe('mapped files and SIGBUS', () => {
+  it('a SIGBUS listener added while a mapped hashFile runs, then a truncation: a settled promise, no hang', () => {
+    // Node installs its own SIGBUS handler for the listener; without the
+    // addon taking the front again, the truncated page faults for ever.
+    const result = child(`
+      const { mkdtempSync, writeFileSync, appendFileSync, truncateSync, rmSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      const { tmpdir } = await import('node:os');
+      const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-sigbus-'));
+      const path = join(dir, 'shrinking');
+      const block = new Uint8Array(32 << 20).fill(7);
+      const outcomes = [];
+      for (let run = 0; run < 6; run++) {
+        writeFileSync(path, block);
+        for (let i = 0; i < 7; i++) appendFileSync(path, block); // 256 MiB
+        const started = performance.now();
+        await b3.hashFile(path, { mmap: false });
+        const took = performance.now() - started;
+        const listener = () => {};
+        const hashing = b3.hashFile(path); // mapped, one task
+        setTimeout(() => {
+          process.on('SIGBUS', listener);
+          truncateSync(path, run % 2 ? 0 : 5 << 20);
+        }, (run / 12) * took);
+        try { await hashing; outcomes.push('digest'); }
+        catch (e) { outcomes.push(e.code); }
+        process.off('SIGBUS', listener);
+      }
+      rmSync(dir, { recursive: true });
+      console.log(outcomes.join(' '));`);
+    expectClean(result);
+    for (const outcome of result.stdout.trim().split(' ')) expect(['digest', 'ERR_FILE_TRUNCATED']).toContain(outcome);
+  });
+});
+
 describe('native memory', () => {
   it('dispose() frees native state at once: RSS stays bounded over 2x10^5 hashers', () => {
     // Without a free, ~2 KiB per hasher waits for a GC that JS heap

@@ -56,13 +56,22 @@ static REGISTRY: [Slot; SLOTS] = [EMPTY; SLOTS];
 /// sysconf is not async-signal-safe: read once at install.
 static PAGE: AtomicUsize = AtomicUsize::new(0);
 
-/// The SIGBUS action in place before ours. Written once, inside `INSTALL`,
-/// before our handler is installed; afterwards only read (by the handler).
+/// The SIGBUS action to chain to: the one in place before ours. Two
+/// entries, `CURRENT` naming the live one, because `reclaim` replaces it
+/// while a handler that started earlier may still be reading it: the entry
+/// being written is never the one such a handler reads (see `reclaim`).
 struct Previous(UnsafeCell<MaybeUninit<libc::sigaction>>);
-// SAFETY: see the type's comment: one write, ordered before any read by the
-// sigaction call that installs the only reader.
+// SAFETY: an entry is written only while no handler can read it (inside
+// INSTALL before ours is installed, or by `reclaim` as it explains), and the
+// write is ordered before any read by the sigaction call that installs us.
 unsafe impl Sync for Previous {}
-static PREVIOUS: Previous = Previous(UnsafeCell::new(MaybeUninit::uninit()));
+#[allow(clippy::declare_interior_mutable_const)]
+const UNSET: Previous = Previous(UnsafeCell::new(MaybeUninit::uninit()));
+static PREVIOUS: [Previous; 2] = [UNSET; 2];
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+/// Handler invocations running now (one that leaves by longjmp through a
+/// chained handler never comes back down: then `reclaim` gives up).
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
 
 static INSTALL: Once = Once::new();
 static INSTALLED: AtomicBool = AtomicBool::new(false);
@@ -81,7 +90,7 @@ fn install() {
             // one call: the kernel installs the new action before it copies
             // the old one out, and a foreign SIGBUS in that window would see
             // no previous action.
-            let prev = (*PREVIOUS.0.get()).as_mut_ptr();
+            let prev = (*PREVIOUS[0].0.get()).as_mut_ptr();
             if libc::sigaction(libc::SIGBUS, ptr::null(), prev) != 0 {
                 return;
             }
@@ -99,6 +108,48 @@ fn install() {
             }
         }
     });
+}
+
+/// Puts our handler back after someone replaced it without chaining (Node
+/// does, when a `process.on('SIGBUS')` listener comes or goes), chaining to
+/// theirs from now on. Mapped hashes already running rely on it: a fault in
+/// their range that reaches the other handler returns into the same fault,
+/// for ever. True if SIGBUS is ours afterwards. Call it from one thread only
+/// (the JS thread).
+pub fn reclaim() -> bool {
+    install();
+    if !INSTALLED.load(Ordering::Acquire) {
+        return false;
+    }
+    if ours() {
+        return true;
+    }
+    // Ours is not installed, so no new invocation can start; wait briefly for
+    // those that started before the switch, which may read the live entry.
+    let mut spins = 0;
+    while RUNNING.load(Ordering::Acquire) != 0 {
+        spins += 1;
+        if spins > 1_000_000 {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
+    let spare = 1 - CURRENT.load(Ordering::Relaxed);
+    // SAFETY: the spare entry is read by no handler (none runs, and a new one
+    // reads CURRENT, which still names the other entry); sigaction calls on
+    // locals and that entry.
+    unsafe {
+        let prev = (*PREVIOUS[spare].0.get()).as_mut_ptr();
+        if libc::sigaction(libc::SIGBUS, ptr::null(), prev) != 0 {
+            return false;
+        }
+        CURRENT.store(spare, Ordering::Release);
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = handler_addr();
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_NODEFER | libc::SA_ONSTACK;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGBUS, &action, ptr::null_mut()) == 0
+    }
 }
 
 /// `on_sigbus` as sigaction's `sa_sigaction` holds it.
@@ -188,6 +239,7 @@ fn read(slot: &Slot) -> Option<(usize, usize)> {
 extern "C" fn on_sigbus(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
     // SAFETY: the kernel passes a valid siginfo (SA_SIGINFO); errno is this
     // thread's and is put back so the interrupted code never sees ours.
+    RUNNING.fetch_add(1, Ordering::AcqRel);
     unsafe {
         let errno = *libc::__errno_location();
         // BUS_ADRERR: a page with no file behind it, i.e. past EOF. Other
@@ -198,6 +250,7 @@ extern "C" fn on_sigbus(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
         }
         *libc::__errno_location() = errno;
     }
+    RUNNING.fetch_sub(1, Ordering::AcqRel);
 }
 
 /// If `addr` is in a registered range, maps zeros from its page to the end
@@ -247,7 +300,7 @@ fn zero_fill(addr: usize) -> bool {
 
 /// Hands a SIGBUS that is not ours to the action that was there before.
 unsafe fn chain(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
-    let prev = &*(*PREVIOUS.0.get()).as_ptr();
+    let prev = &*(*PREVIOUS[CURRENT.load(Ordering::Acquire)].0.get()).as_ptr();
     let handler = prev.sa_sigaction;
     if handler == libc::SIG_DFL || handler == libc::SIG_IGN {
         // si_code <= 0: sent by kill/raise/sigqueue rather than a fault.

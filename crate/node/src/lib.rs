@@ -18,7 +18,7 @@ use crate::tasks::{signal, FileTask};
 pub use hasher::NativeHasher;
 
 /// Bumped on any change the loader must know about: it refuses other versions.
-const ABI_VERSION: u32 = 1;
+const ABI_VERSION: u32 = 2;
 
 /// The largest output we hand back as one Uint8Array (Node 20's
 /// buffer.constants.MAX_LENGTH is 2^32).
@@ -27,6 +27,14 @@ const MAX_OUT: f64 = u32::MAX as f64;
 #[napi]
 pub fn abi_version() -> u32 {
     ABI_VERSION
+}
+
+/// Puts the addon's SIGBUS handler back in front (chaining to whichever
+/// replaced it) so that mapped hashes keep surviving truncation; the loader
+/// calls it whenever a `process.on('SIGBUS')` listener comes or goes.
+#[napi(catch_unwind)]
+pub fn reclaim_sigbus() -> bool {
+    blake3_kit_native::reclaim_sigbus()
 }
 
 /// The CPU features that pick the official kernels, e.g. "avx512f avx512vl
