@@ -272,20 +272,13 @@ export function parallelApi(platform: ParallelPlatform) {
       const reads: Promise<Uint8Array>[] = [];
       let nextOffset = 0;
       const fill = () => {
-        for (; reads.length < ahead && nextOffset < total; nextOffset += pieceLength) reads.push(read(nextOffset));
+        for (; reads.length < ahead && nextOffset < total; nextOffset += pieceLength) reads.push(handled(read(nextOffset)));
       };
-      try {
+      fill();
+      for (let offset = 0; offset < total; offset += pieceLength) {
+        const bytes = await abortable(reads.shift()!, options?.signal);
         fill();
-        for (let offset = 0; offset < total; offset += pieceLength) {
-          const bytes = await abortable(reads.shift()!, options?.signal);
-          fill();
-          yield { bytes, shared: false, recompute: () => read(offset) };
-        }
-      } finally {
-        // Slices still being read when the call fails or is aborted: one
-        // failing later (NotReadableError, the file changed) must not
-        // surface as an unhandled rejection.
-        for (const pending of reads) pending.catch(() => {});
+        yield { bytes, shared: false, recompute: () => read(offset) };
       }
     }
     const { cvs } = await runTree(tree, pieces(), options, total, workers, () => {});
@@ -310,11 +303,14 @@ export function parallelApi(platform: ParallelPlatform) {
     const pieceLength = pieceLengthFor(total, workers.size);
     if (total <= pieceLength) return undefined;
     const buffers = piecePool(pieceLength, copyShared());
-    const readPiece = async (offset: number) => {
-      const into = buffers.take().subarray(0, Math.min(pieceLength, total - offset));
-      const count = await read(offset, into);
-      return into.subarray(0, count);
-    };
+    const readPiece = (offset: number) =>
+      handled(
+        (async () => {
+          const into = buffers.take().subarray(0, Math.min(pieceLength, total - offset));
+          const count = await read(offset, into);
+          return into.subarray(0, count);
+        })(),
+      );
     async function* pieces() {
       let next: Promise<Uint8Array> | undefined = readPiece(0);
       try {
@@ -328,10 +324,8 @@ export function parallelApi(platform: ParallelPlatform) {
           yield { bytes, shared: buffers.shared, recompute: copy };
         }
       } finally {
-        // The read ahead, when the call ends early (a failed or aborted
-        // piece): settled before the caller may close what it reads from,
-        // and its failure (the file was truncated, say) absorbed here
-        // rather than left unhandled.
+        // A read ahead left when the call ends early (a failed or aborted
+        // piece) settles before the caller may close what it reads from.
         await next?.catch(() => {});
       }
     }
@@ -415,6 +409,16 @@ export function parallelApi(platform: ParallelPlatform) {
   }
 
   return { hashParallel, hashBlob, hashStream, hashRanges, configureParallel, terminateWorkers, parallelStatus };
+}
+
+/** Marks a read started ahead as handled: it may fail (a file truncated, a
+ * Blob whose file changed) while the call waits on workers and before it
+ * awaits the read, which then still throws; or never be awaited at all if
+ * the call fails first. Either way the failure must not surface as an
+ * unhandled rejection, which ends a Node process. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }
 
 /** The calling thread's path: `hash()` reads the mode and length from the

@@ -168,7 +168,7 @@ export class WorkerPool {
   #onMessage(member: Member, message: FromWorker): void {
     if (!this.#members.includes(member)) return; // a late answer from a worker already given up on
     const problem = malformed(message, member);
-    if (problem !== undefined) return this.#onMalformed(member, message, problem);
+    if (problem !== undefined) return this.#onMalformed(member, problem);
     switch (message.type) {
       case 'ready':
         member.ready = true;
@@ -192,19 +192,17 @@ export class WorkerPool {
     }
   }
 
-  /** A reply that breaks the protocol: the job it names (if any) rejects
-   * with `problem` rather than trusting or recomputing it, the worker goes,
-   * and the pool stops using workers, since the same script would answer
-   * the same way. Other jobs of that worker go to their fallback. */
-  #onMalformed(member: Member, message: unknown, problem: string): void {
+  /** A reply that breaks the protocol: the worker's jobs reject with
+   * `problem` rather than trusting or recomputing what it said, the worker
+   * goes, and the pool stops using workers, since the same script would
+   * answer the same way. */
+  #onMalformed(member: Member, problem: string): void {
     const error = new Error(`blake3-kit: a worker sent a malformed reply (${problem}); hashing on this thread from now on`);
-    const id = (message as { id?: unknown } | null)?.id;
-    const job = typeof id === 'number' ? member.jobs.get(id) : undefined;
-    if (job) {
-      member.jobs.delete(job.id);
+    for (const job of member.jobs.values()) {
       clearTimeout(job.timer);
       job.reject(error);
     }
+    member.jobs.clear();
     this.#broken ??= error;
     this.#onFailure(member, error);
   }
