@@ -6,7 +6,7 @@
 import { MODE_HASH, core, keyArea, notInitialized, type Mode } from '../core.js';
 import { hash } from '../hash.js';
 import { Hasher } from '../hasher.js';
-import { checkAsyncOptions, checkOptions, modeFromOptions, outputLength, toBytes, type AsyncHashOptions, type Input } from '../input.js';
+import { checkAsyncOptions, checkIntact, checkOptions, inSharedMemory, modeFromOptions, outputLength, toBytes, type AsyncHashOptions, type Input } from '../input.js';
 import { loadedModule } from '../load.js';
 import { rootFromPieces, subtreeChainingValue } from '../subtree.js';
 import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../stream-source.js';
@@ -25,7 +25,7 @@ export interface ParallelPlatform {
 }
 
 export interface ParallelSettings {
-  /** Workers in the pool (default: the number of logical cores). */
+  /** Workers in the pool, 1 to 1024; 0 (the default): one per logical core. */
   workers?: number;
   /** Inputs shorter than this many bytes are hashed on the calling thread. */
   threshold?: number;
@@ -52,6 +52,8 @@ const MIN_PIECE = 64 * 1024;
 const MAX_PIECE = 8 * 1024 * 1024;
 const STREAM_PIECE = 1024 * 1024;
 const PIECES_PER_WORKER = 2;
+/** The native addon's bound too (crate/native/src/pool.rs MAX_THREADS). */
+const MAX_WORKERS = 1024;
 
 interface TreeMode {
   mode: Mode;
@@ -116,21 +118,29 @@ export function parallelApi(platform: ParallelPlatform) {
     return pool.broken ? undefined : pool;
   }
 
-  /** Sets pool size, threshold or worker URL; a running pool is replaced. */
+  /** Sets pool size, threshold or worker URL for the calls that start after
+   * it; calls in flight finish on the workers they began with. */
   function configureParallel(next: ParallelSettings): void {
-    checkOptions(next, 'settings');
+    checkOptions(next, 'options');
     const merged = { ...settings, ...next };
     if (merged.transport !== 'transfer' && merged.transport !== 'shared') {
-      throw new TypeError("blake3-kit: settings.transport must be 'transfer' or 'shared'");
+      throw new TypeError("blake3-kit: options.transport must be 'transfer' or 'shared'");
+    }
+    const { workerUrl } = merged;
+    if (workerUrl !== undefined && typeof workerUrl !== 'string' && !(workerUrl instanceof URL)) {
+      throw new TypeError(`blake3-kit: options.workerUrl must be a URL or a string; got ${workerUrl === null ? 'null' : typeof workerUrl}`);
     }
     for (const name of ['workers', 'threshold', 'pieceLength', 'jobTimeout'] as const) {
       const value = merged[name];
-      if (typeof value !== 'number') throw new TypeError(`blake3-kit: settings.${name} must be a number`);
-      if (!Number.isInteger(value) || value < 0) throw new RangeError(`blake3-kit: settings.${name} must be a non-negative integer`);
+      if (typeof value !== 'number') throw new TypeError(`blake3-kit: options.${name} must be a number; got ${typeof value}`);
+      if (!Number.isInteger(value) || value < 0) throw new RangeError(`blake3-kit: options.${name} must be a non-negative integer; got ${value}`);
+    }
+    if (merged.workers > MAX_WORKERS) {
+      throw new RangeError(`blake3-kit: options.workers must be from 1 to ${MAX_WORKERS}, or 0 for one per core; got ${merged.workers}`);
     }
     const { pieceLength } = merged;
     if (pieceLength !== 0 && (pieceLength < 1024 || (pieceLength & (pieceLength - 1)) !== 0 || pieceLength > 2 ** 30)) {
-      throw new RangeError('blake3-kit: settings.pieceLength must be 0 or a power of two from 1024 to 2^30');
+      throw new RangeError(`blake3-kit: options.pieceLength must be 0 or a power of two from 1024 to 2^30; got ${pieceLength}`);
     }
     settings = merged;
     terminateWorkers();
@@ -143,9 +153,10 @@ export function parallelApi(platform: ParallelPlatform) {
     return { workers: pool?.size ?? 0, ...(pool?.stats ?? { started: 0, lost: 0, jobs: 0, fallbacks: 0 }), broken: pool?.broken?.message };
   }
 
-  /** Stops the workers now; the next parallel hash starts new ones. */
+  /** Stops the workers once the calls using them end (at once if none
+   * does); the next parallel hash starts new ones. */
   function terminateWorkers(): void {
-    pool?.terminate();
+    pool?.retire();
     pool = undefined;
     piecePools.clear();
   }
@@ -170,40 +181,45 @@ export function parallelApi(platform: ParallelPlatform) {
     let done = 0;
     let failure: unknown;
     const limit = workers.size * PIECES_PER_WORKER;
-    for await (const { bytes, shared, recompute } of pieces) {
+    workers.acquire();
+    try {
+      for await (const { bytes, shared, recompute } of pieces) {
+        signal?.throwIfAborted();
+        if (failure) throw failure;
+        const index = cvs.length;
+        const offset = length;
+        cvs.push(undefined!);
+        length += bytes.length;
+        const size = bytes.length;
+        const task = workers
+          .run({
+            mode: tree.mode,
+            key: tree.key,
+            offset,
+            bytes,
+            transfer: !shared,
+            fallback: recompute && (async () => subtreeChainingValue(tree.mode, tree.key, offset, await recompute())),
+          })
+          .then((result) => {
+            cvs[index] = result.cv;
+            release(result.bytes ?? bytes);
+            done += size;
+            onProgress?.(done, total);
+          })
+          .catch((error: unknown) => {
+            failure ??= error;
+          });
+        running.add(task);
+        task.finally(() => running.delete(task));
+        while (running.size >= limit) await abortable(Promise.race(running), signal);
+      }
       signal?.throwIfAborted();
+      await abortable(Promise.all(running), signal);
       if (failure) throw failure;
-      const index = cvs.length;
-      const offset = length;
-      cvs.push(undefined!);
-      length += bytes.length;
-      const size = bytes.length;
-      const task = workers
-        .run({
-          mode: tree.mode,
-          key: tree.key,
-          offset,
-          bytes,
-          transfer: !shared,
-          fallback: recompute && (async () => subtreeChainingValue(tree.mode, tree.key, offset, await recompute())),
-        })
-        .then((result) => {
-          cvs[index] = result.cv;
-          release(result.bytes ?? bytes);
-          done += size;
-          onProgress?.(done, total);
-        })
-        .catch((error: unknown) => {
-          failure ??= error;
-        });
-      running.add(task);
-      task.finally(() => running.delete(task));
-      while (running.size >= limit) await abortable(Promise.race(running), signal);
+      return { cvs, length };
+    } finally {
+      workers.release();
     }
-    signal?.throwIfAborted();
-    await abortable(Promise.all(running), signal);
-    if (failure) throw failure;
-    return { cvs, length };
   }
 
   function finish(tree: TreeMode, cvs: Uint8Array[], pieceLength: number, length: number, outLength: number): Uint8Array {
@@ -219,18 +235,23 @@ export function parallelApi(platform: ParallelPlatform) {
     if (!workers) return serialHash(bytes, options);
     const pieceLength = pieceLengthFor(bytes.length, workers.size);
     if (bytes.length <= pieceLength) return serialHash(bytes, options);
-    const inputShared = isShared(bytes.buffer);
+    const total = bytes.length;
+    // Shared memory can't shrink or detach; any other buffer can between two
+    // pieces (resize, transfer): each piece is read only after a check, never
+    // hashing a prefix as if it were the input.
+    const inputShared = inSharedMemory(bytes);
     const staging = piecePool(pieceLength, copyShared());
     async function* pieces() {
-      for (let offset = 0; offset < bytes.length; offset += pieceLength) {
+      for (let offset = 0; offset < total; offset += pieceLength) {
+        checkIntact(bytes, total, 'input');
         const view = bytes.subarray(offset, offset + pieceLength);
-        const recompute = () => view;
+        const recompute = () => (checkIntact(bytes, total, 'input'), view);
         if (inputShared) yield { bytes: view, shared: true, recompute };
         else yield { bytes: staging.copy(view), shared: staging.shared, recompute };
       }
     }
-    const { cvs } = await runTree(tree, pieces(), options, bytes.length, workers, (b) => staging.release(b));
-    return finish(tree, cvs, pieceLength, bytes.length, outLength);
+    const { cvs } = await runTree(tree, pieces(), options, total, workers, (b) => staging.release(b));
+    return finish(tree, cvs, pieceLength, total, outLength);
   }
 
   /** BLAKE3 of a Blob or File, read in slices while workers hash earlier ones. */
@@ -251,7 +272,7 @@ export function parallelApi(platform: ParallelPlatform) {
       const reads: Promise<Uint8Array>[] = [];
       let nextOffset = 0;
       const fill = () => {
-        for (; reads.length < ahead && nextOffset < total; nextOffset += pieceLength) reads.push(read(nextOffset));
+        for (; reads.length < ahead && nextOffset < total; nextOffset += pieceLength) reads.push(handled(read(nextOffset)));
       };
       fill();
       for (let offset = 0; offset < total; offset += pieceLength) {
@@ -282,21 +303,30 @@ export function parallelApi(platform: ParallelPlatform) {
     const pieceLength = pieceLengthFor(total, workers.size);
     if (total <= pieceLength) return undefined;
     const buffers = piecePool(pieceLength, copyShared());
-    const readPiece = async (offset: number) => {
-      const into = buffers.take().subarray(0, Math.min(pieceLength, total - offset));
-      const count = await read(offset, into);
-      return into.subarray(0, count);
-    };
+    const readPiece = (offset: number) =>
+      handled(
+        (async () => {
+          const into = buffers.take().subarray(0, Math.min(pieceLength, total - offset));
+          const count = await read(offset, into);
+          return into.subarray(0, count);
+        })(),
+      );
     async function* pieces() {
-      let next = readPiece(0);
-      for (let offset = 0; offset < total; offset += pieceLength) {
-        const bytes = await abortable(next, options?.signal);
-        if (offset + pieceLength < total) next = readPiece(offset + pieceLength);
-        const copy = async () => {
-          const again = new Uint8Array(Math.min(pieceLength, total - offset));
-          return again.subarray(0, await read(offset, again));
-        };
-        yield { bytes, shared: buffers.shared, recompute: copy };
+      let next: Promise<Uint8Array> | undefined = readPiece(0);
+      try {
+        for (let offset = 0; offset < total; offset += pieceLength) {
+          const bytes = await abortable(next!, options?.signal);
+          next = offset + pieceLength < total ? readPiece(offset + pieceLength) : undefined;
+          const copy = async () => {
+            const again = new Uint8Array(Math.min(pieceLength, total - offset));
+            return again.subarray(0, await read(offset, again));
+          };
+          yield { bytes, shared: buffers.shared, recompute: copy };
+        }
+      } finally {
+        // A read ahead left when the call ends early (a failed or aborted
+        // piece) settles before the caller may close what it reads from.
+        await next?.catch(() => {});
       }
     }
     const { cvs } = await runTree(tree, pieces(), options, total, workers, (b) => buffers.release(b));
@@ -381,6 +411,16 @@ export function parallelApi(platform: ParallelPlatform) {
   return { hashParallel, hashBlob, hashStream, hashRanges, configureParallel, terminateWorkers, parallelStatus };
 }
 
+/** Marks a read started ahead as handled: it may fail (a file truncated, a
+ * Blob whose file changed) while the call waits on workers and before it
+ * awaits the read, which then still throws; or never be awaited at all if
+ * the call fails first. Either way the failure must not surface as an
+ * unhandled rejection, which ends a Node process. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
 /** The calling thread's path: `hash()` reads the mode and length from the
  * same options. */
 function serialHash(bytes: Uint8Array, options: ParallelOptions | undefined): Uint8Array {
@@ -393,10 +433,6 @@ function serialHash(bytes: Uint8Array, options: ParallelOptions | undefined): Ui
  * shared: a transferred piece left this thread. */
 function sharedOnly(bytes: Uint8Array, shared: boolean): (() => Uint8Array) | undefined {
   return shared ? () => bytes : undefined;
-}
-
-function isShared(buffer: ArrayBufferLike): boolean {
-  return typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer;
 }
 
 /** Piece-sized buffers, reused: shared memory where it can be posted,

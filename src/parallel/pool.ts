@@ -4,7 +4,9 @@
 // or is terminated is detected at once (its error or exit event): its jobs go
 // to their fallback (hashing on the calling thread) or are rejected, and the
 // worker is replaced on the next dispatch. After three workers in a row fail
-// before ever becoming ready, the pool gives up and reports why.
+// before ever becoming ready, the pool gives up and reports why. A worker
+// whose answer breaks the protocol (a custom `workerUrl` script, say) fails
+// the job it answered and the pool: it can't be trusted with another.
 
 import type { Mode } from '../core.js';
 import type { FromWorker, ToWorker } from './protocol.js';
@@ -41,6 +43,8 @@ export interface JobResult {
 
 interface Job extends JobSpec {
   id: number;
+  /** `bytes.length` when posted: moved bytes read as empty here after. */
+  length: number;
   timer?: ReturnType<typeof setTimeout>;
   resolve(result: JobResult): void;
   reject(error: Error): void;
@@ -63,6 +67,9 @@ export class WorkerPool {
   #spawnFailures = 0;
   #broken: Error | undefined;
   #terminated = false;
+  /** Calls hashing on this pool now, and whether it stops when they end. */
+  #users = 0;
+  #retired = false;
   /** Counters for diagnostics and tests. */
   readonly stats = { started: 0, lost: 0, jobs: 0, fallbacks: 0 };
 
@@ -86,12 +93,28 @@ export class WorkerPool {
 
   run(spec: JobSpec): Promise<JobResult> {
     return new Promise<JobResult>((resolve, reject) => {
-      const job: Job = { ...spec, id: this.#nextId++, resolve, reject };
+      const job: Job = { ...spec, id: this.#nextId++, length: spec.bytes.length, resolve, reject };
       if (this.#terminated) return reject(new Error('blake3-kit: the worker pool was terminated'));
       if (this.#broken) return this.#fallBack(job, this.#broken);
       this.#queue.push(job);
       this.#dispatch();
     });
+  }
+
+  /** Marks a call that will run jobs here until `release()`. */
+  acquire(): void {
+    this.#users++;
+  }
+
+  release(): void {
+    if (--this.#users === 0 && this.#retired) this.terminate();
+  }
+
+  /** Stops the workers once the calls using them end: settings changed or
+   * terminateWorkers() apply to later calls, and calls in flight finish. */
+  retire(): void {
+    this.#retired = true;
+    if (this.#users === 0) this.terminate();
   }
 
   /** Stops every worker; running jobs reject. The next hash starts a new pool. */
@@ -121,7 +144,7 @@ export class WorkerPool {
       const job = this.#queue.shift()!;
       member.jobs.set(job.id, job);
       member.handle.ref?.();
-      const limit = this.#jobTimeout(job.bytes.length);
+      const limit = this.#jobTimeout(job.length);
       job.timer = setTimeout(() => this.#onFailure(member, new Error(`no answer within ${limit} ms`)), limit);
       (job.timer as { unref?: () => void }).unref?.();
       const { id, mode, key, offset, bytes, transfer } = job;
@@ -143,6 +166,9 @@ export class WorkerPool {
   }
 
   #onMessage(member: Member, message: FromWorker): void {
+    if (!this.#members.includes(member)) return; // a late answer from a worker already given up on
+    const problem = malformed(message, member);
+    if (problem !== undefined) return this.#onMalformed(member, problem);
     switch (message.type) {
       case 'ready':
         member.ready = true;
@@ -152,19 +178,33 @@ export class WorkerPool {
         return this.#onFailure(member, new Error(`blake3-kit: a worker could not load the wasm module: ${message.message}`));
       case 'done':
       case 'failed': {
-        const job = member.jobs.get(message.id);
-        if (!job) return;
+        const job = member.jobs.get(message.id)!;
         member.jobs.delete(message.id);
         clearTimeout(job.timer);
         if (member.jobs.size === 0) member.handle.unref?.();
         if (message.type === 'done') {
           this.stats.jobs++;
-          job.resolve({ cv: message.cv, bytes: message.bytes });
+          job.resolve({ cv: message.cv, bytes: job.transfer ? message.bytes : undefined });
         }
         else this.#fallBack(job, new Error(`blake3-kit: a worker failed: ${message.message}`));
         this.#dispatch();
       }
     }
+  }
+
+  /** A reply that breaks the protocol: the worker's jobs reject with
+   * `problem` rather than trusting or recomputing what it said, the worker
+   * goes, and the pool stops using workers, since the same script would
+   * answer the same way. */
+  #onMalformed(member: Member, problem: string): void {
+    const error = new Error(`blake3-kit: a worker sent a malformed reply (${problem}); hashing on this thread from now on`);
+    for (const job of member.jobs.values()) {
+      clearTimeout(job.timer);
+      job.reject(error);
+    }
+    member.jobs.clear();
+    this.#broken ??= error;
+    this.#onFailure(member, error);
   }
 
   #onFailure(member: Member, error: Error): void {
@@ -193,4 +233,36 @@ export class WorkerPool {
       .then(job.fallback)
       .then((cv) => job.resolve({ cv, bytes: undefined }), job.reject);
   }
+}
+
+const CV_LENGTH = 32;
+
+/** What is wrong with a worker's message, or undefined if nothing is. */
+function malformed(message: FromWorker, member: Member): string | undefined {
+  if (message === null || typeof message !== 'object') return `expected an object, got ${typeof message}`;
+  switch (message.type) {
+    case 'ready':
+      return member.ready ? "a second 'ready'" : undefined;
+    case 'init-failed':
+      return undefined;
+    case 'done':
+    case 'failed': {
+      const job = typeof message.id === 'number' ? member.jobs.get(message.id) : undefined;
+      if (!job) return `an answer to job ${String(message.id)}, which this worker does not have`;
+      if (message.type === 'failed') return undefined;
+      const { cv, bytes } = message;
+      if (!(cv instanceof Uint8Array) || cv.length !== CV_LENGTH) {
+        return `a chaining value must be a ${CV_LENGTH}-byte Uint8Array, got ${cv instanceof Uint8Array ? `${cv.length} bytes` : describe(cv)}`;
+      }
+      // A moved piece must come back whole: it is reused for later pieces.
+      if (job.transfer && !(bytes instanceof Uint8Array && bytes.length === job.length)) return 'the piece it was sent did not come back';
+      return undefined;
+    }
+    default:
+      return `unknown message type ${describe((message as { type?: unknown }).type)}`;
+  }
+}
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
 }

@@ -18,7 +18,7 @@ const PIECE = 64 * 1024;
 const CHUNK = 1024;
 
 export function parallelSuite(lib: Lib, env: Env) {
-  const { hashParallel, hashBlob, hashStream, configureParallel, parallelStatus, toHex, hash } = lib;
+  const { hashParallel, hashBlob, hashStream, configureParallel, parallelStatus, terminateWorkers, toHex, hash } = lib;
   const reset = (extra = {}) => configureParallel({ workers: 2, threshold: 0, pieceLength: PIECE, jobTimeout: 30_000, workerUrl: undefined, ...extra });
 
   describe(`parallel hashing (seed ${seed}, ${env.shared ? 'shared' : 'transferred'} pieces)`, () => {
@@ -156,7 +156,45 @@ export function parallelSuite(lib: Lib, env: Env) {
       await expect(hashStream(null as never)).rejects.toBeInstanceOf(TypeError);
       expect(() => configureParallel({ pieceLength: 3000 })).toThrow(RangeError);
       expect(() => configureParallel({ workers: -1 })).toThrow(RangeError);
+      expect(() => configureParallel({ workers: 5000 })).toThrow(/^blake3-kit: options\.workers must be from 1 to 1024, or 0 for one per core; got 5000$/);
+      expect(() => configureParallel({ workers: 5000 })).toThrow(RangeError);
+      expect(() => configureParallel({ workerUrl: 42 as never })).toThrow(TypeError);
+      expect(() => configureParallel({ workerUrl: 42 as never })).toThrow(/options\.workerUrl/);
+      expect(() => configureParallel({ threshold: '1' as never })).toThrow(/options\.threshold must be a number; got string/);
       reset();
+    });
+
+    it('lets calls in flight finish when settings change or the workers are terminated', async () => {
+      reset();
+      const bytes = pattern(24 * PIECE + 5, 10);
+      const expected = toHex(hash(bytes));
+      const started = parallelStatus().started;
+      const before = hashParallel(bytes);
+      configureParallel({ threshold: 1 }); // a new pool for later calls
+      const during = hashParallel(bytes);
+      terminateWorkers();
+      const after = hashParallel(bytes);
+      expect((await Promise.all([before, during, after])).map(toHex)).toEqual([expected, expected, expected]);
+      expect(parallelStatus().started).toBeGreaterThan(started); // the last call started its own pool
+      terminateWorkers();
+      expect(parallelStatus().workers).toBe(0);
+    });
+
+    it('rejects an input detached or shrunk during the call, never hashing what is left', async () => {
+      reset();
+      const length = 24 * PIECE;
+      const resizable = new ArrayBuffer(length, { maxByteLength: length });
+      new Uint8Array(resizable).set(pattern(length, 11));
+      let shrunk = false;
+      const shrinking = hashParallel(new Uint8Array(resizable), { onProgress: () => shrunk || ((shrunk = true), resizable.resize(PIECE)) });
+      await expect(shrinking).rejects.toThrow(/input was detached or shrunk while it was being hashed/);
+      await expect(hashParallel(new Uint8Array(resizable))).resolves.toEqual(hash(pattern(PIECE, 11)));
+
+      const plain = pattern(length, 12);
+      let moved = false;
+      const detaching = hashParallel(plain, { onProgress: () => moved || ((moved = true), structuredClone(plain.buffer, { transfer: [plain.buffer] })) });
+      await expect(detaching).rejects.toThrow(/input was detached or shrunk/);
+      expect(toHex(await hashParallel(pattern(length, 12)))).toBe(toHex(hash(pattern(length, 12))));
     });
   });
 }
