@@ -62,7 +62,7 @@ const TAIL_PAYLOAD: usize = size_of::<Live>() - INLINE_BYTES;
 const TAIL_BYTES: usize = (TAIL_STATE + TAIL_PAYLOAD).next_multiple_of(16);
 
 const _: () = assert!(INLINE_ENTRIES >= 8 && INLINE_BYTES < size_of::<Live>());
-const _: () = assert!(align_of::<Live>() <= 16 && HEAD_STATE % 16 == 0);
+const _: () = assert!(align_of::<Live>() <= 16 && HEAD_STATE.is_multiple_of(16));
 
 /// # Safety
 /// `address` is a slot of an arena; `field` one of its u32 fields.
