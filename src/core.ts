@@ -8,9 +8,10 @@ export const MODE_DERIVE_KEY = 2;
 export type Mode = typeof MODE_HASH | typeof MODE_KEYED | typeof MODE_DERIVE_KEY;
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 
 const E_NO_MEMORY = -4;
+const OK_MEMORY_GREW = 1;
 
 /** The integer-only exports of crate/wasm (see its lib.rs for each contract). */
 export interface CoreExports {
@@ -43,12 +44,25 @@ export let stagingLen = 0;
 export let keyArea: Uint8Array = new Uint8Array(0);
 
 export function attach(exports: CoreExports): void {
-  core = exports;
+  const update = exports.hasher_update;
+  core = {
+    ...exports,
+    // A hasher whose stack outgrows its slot's head takes a tail (see
+    // crate/wasm/src/slots.rs), so an update too can grow memory; it says so.
+    // Refreshing here keeps every caller's next staging write on live memory.
+    hasher_update(slot: number, inputLen: number): number {
+      const code = update(slot, inputLen);
+      if (code !== OK_MEMORY_GREW) return code;
+      refreshViews();
+      return 0;
+    },
+  };
   stagingLen = exports.staging_len();
   refreshViews();
 }
 
-/** Views are detached when memory grows; only slot allocation grows it. */
+/** Views are detached when memory grows: in hasher_new, hasher_clone (see
+ * newSlot, cloneSlot) and hasher_update (see attach). */
 export function refreshViews(): void {
   const buffer = core!.memory.buffer;
   if (staging.buffer === buffer) return;

@@ -1,8 +1,10 @@
 // Wasm memory stays flat: over create/dispose cycles, and over forgotten
-// hashers once the garbage collector has run.
+// hashers once the garbage collector has run. It grows in few steps, and a
+// hasher's slot is small (crate/wasm/src/slots.rs).
+import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { memoryStats } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { load } from './setup.js';
+import { load, random, seed } from './setup.js';
 
 const b3 = await load();
 // Hashers take a wasm slot only once input outgrows their JS batch.
@@ -11,7 +13,79 @@ const stats = () => memoryStats()!;
 const gc = (globalThis as { gc?: () => void }).gc;
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** Runs `create` `count` times, keeping the results; returns them and how
+ * many times wasm memory grew meanwhile. */
+function countGrows<T>(count: number, create: () => T): { held: T[]; grows: number } {
+  const held: T[] = [];
+  let bytes = stats().memoryBytes;
+  let grows = 0;
+  for (let i = 0; i < count; i++) {
+    held.push(create());
+    const now = stats().memoryBytes;
+    if (now !== bytes) grows++;
+    bytes = now;
+  }
+  return { held, grows };
+}
+
+/** Collects garbage until forgotten hashers have given their slots back. */
+async function collectUntil(liveHashers: number): Promise<void> {
+  for (let i = 0; i < 50 && stats().liveHashers > liveHashers; i++) {
+    await nextTask();
+    gc!();
+  }
+  expect(stats().liveHashers).toBe(liveHashers);
+}
+
 describe('memory', () => {
+  // First in the file, so that it starts from a fresh module's memory.
+  it('grows in a few geometric steps, by at most 1 KiB a hasher', () => {
+    const before = stats();
+    // One grow per 64 KiB page used to make V8 collect garbage on nearly
+    // every grow past ~64 MB: 100k hashers were ~1,600 grows and 200 MB.
+    const { held, grows } = countGrows(100_000, () => b3.createHasher().update(slotSized));
+    const grown = stats().memoryBytes - before.memoryBytes;
+    for (const h of held) h.dispose();
+    expect(stats().liveHashers).toBe(before.liveHashers);
+    expect(grows).toBeLessThanOrEqual(30);
+    expect(grown).toBeLessThanOrEqual(100_000 * 1024);
+  });
+
+  it.runIf(gc)('reuses the memory of a burst of 10^5 forgotten hashers in the next bursts', async () => {
+    const before = stats();
+    const sizes: number[] = [];
+    for (let burst = 0; burst < 3; burst++) {
+      for (let i = 0; i < 100_000; i++) b3.createHasher().update(slotSized);
+      sizes.push(stats().memoryBytes);
+      await collectUntil(before.liveHashers);
+    }
+    expect(sizes[1]).toBe(sizes[0]);
+    expect(sizes[2]).toBe(sizes[0]);
+    expect(sizes[0] - before.memoryBytes).toBeLessThanOrEqual(100_000 * 1024);
+  });
+
+  it('keeps hashing right when deep hashers grow memory inside update', () => {
+    // Past 2047 chunks a hasher's stack spills from its slot's head into a
+    // tail; taking tails grows memory in the middle of update(), between
+    // staging pieces. 100 such hashers at once outgrow the first tail pages.
+    const input = random(seed).bytes(2047 * 1024 + 100);
+    const expected = noble(input);
+    const before = stats().memoryBytes;
+    const hashers = Array.from({ length: 100 }, () => b3.createHasher().update(input));
+    const grown = stats().memoryBytes > before;
+    const digests = hashers.map((h) => h.digest());
+    // The clone copies a tail too.
+    const copy = hashers[0].clone().update('x');
+    const withX = new Uint8Array(input.length + 1);
+    withX.set(input);
+    withX[input.length] = 'x'.charCodeAt(0);
+    const copyDigest = copy.digest();
+    for (const h of [...hashers, copy]) h.dispose();
+    expect(grown).toBe(true);
+    for (const digest of digests) expect(digest).toEqual(expected);
+    expect(copyDigest).toEqual(noble(withX));
+  });
+
   it('stays flat over 10^6 create/dispose cycles', () => {
     b3.createHasher().update(slotSized).dispose(); // the first slot allocates a page
     const before = stats();

@@ -6,7 +6,8 @@
 //! calls an export with lengths and slot indices, and copies output back out of
 //! the same buffer. Keys and derive-key context keys go through the 32-byte
 //! key area (`key_ptr`). Nothing is allocated per call; hasher slots are
-//! recycled (see `slots.rs`).
+//! recycled (see `slots.rs`). Only `hasher_new`, `hasher_clone` and
+//! `hasher_update` can grow memory, which detaches JS's views of it.
 //!
 //! Every export returns a non-negative value on success or one of the `E_*`
 //! codes. No argument JS can pass makes this code panic or trap: every
@@ -58,13 +59,15 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
 pub const MODE_DERIVE_KEY: u32 = 2;
 
 pub const OK: i32 = 0;
+/// Success, and linear memory grew: JS must rebuild its views of it.
+pub const OK_MEMORY_GREW: i32 = 1;
 /// The slot index names no live hasher.
 pub const E_SLOT: i32 = -1;
 /// A length exceeds the staging buffer.
@@ -99,6 +102,22 @@ fn slot_error(error: SlotError) -> i32 {
     match error {
         SlotError::NoSuchSlot => E_SLOT,
         SlotError::OutOfMemory => E_NO_MEMORY,
+    }
+}
+
+/// A new slot's index, or the error code.
+fn insert(result: Result<u32, SlotError>) -> i32 {
+    match result {
+        Ok(index) => index as i32,
+        Err(error) => slot_error(error),
+    }
+}
+
+/// Writes the hasher an export loaded and changed back to its slot.
+fn store(slots: &mut Slots, slot: u32) -> i32 {
+    match slots.store(slot) {
+        Ok(()) => OK,
+        Err(error) => slot_error(error),
     }
 }
 
@@ -181,30 +200,35 @@ exports! {
         fill_output(&output, out_len, 0)
     }
 
-    /// A new hasher in `mode`; returns its slot index.
+    /// A new hasher in `mode`; returns its slot index. May grow memory.
     pub fn hasher_new(mode: u32) -> i32 {
         let Some((key, flags)) = mode_key(mode) else { return E_MODE };
-        match slots().insert(Live { hasher: Hasher::new(&key, flags), subtree_max: None }) {
-            Ok(index) => index as i32,
-            Err(error) => slot_error(error),
-        }
+        insert(slots().insert(Live { hasher: Hasher::new(&key, flags), subtree_max: None }))
     }
 
+    /// `OK`, or `OK_MEMORY_GREW` when a hasher's stack outgrew its slot's
+    /// head (`slots::INLINE_ENTRIES` entries: 512 KiB of input and more) and
+    /// taking a tail grew memory.
     pub fn hasher_update(slot: u32, input_len: u32) -> i32 {
-        let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
+        let slots = slots();
+        let grows = slots.grows();
+        let live = match slots.load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         let Some(input) = staged(input_len) else { return E_LENGTH };
         if let Some(max) = live.subtree_max {
             if live.hasher.count().saturating_add(u64::from(input_len)) > max { return E_STATE }
         }
         live.hasher.update(Kernel::detect(), input);
-        OK
+        match store(slots, slot) {
+            OK if slots.grows() != grows => OK_MEMORY_GREW,
+            code => code,
+        }
     }
 
     /// Writes `out_len` bytes of root output, starting at output byte
     /// `position` (split into two u32 halves), to the staging buffer. The
     /// hasher is unchanged and can take more input.
     pub fn hasher_finalize(slot: u32, out_len: u32, position_lo: u32, position_hi: u32) -> i32 {
-        let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
+        let live = match slots().load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         if live.subtree_max.is_some() { return E_STATE }
         let output = live.hasher.final_output(Kernel::detect());
         fill_output(&output, out_len, u64_from(position_lo, position_hi))
@@ -213,23 +237,15 @@ exports! {
     /// Back to the state just after `hasher_new`, keeping key and mode (and
     /// dropping any input offset: it is an ordinary hasher again).
     pub fn hasher_reset(slot: u32) -> i32 {
-        let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
-        live.hasher = Hasher::new(&{ *live.hasher.key() }, live.hasher.flags());
-        live.subtree_max = None;
-        OK
+        let slots = slots();
+        let live = match slots.load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
+        *live = Live { hasher: Hasher::new(&{ *live.hasher.key() }, live.hasher.flags()), subtree_max: None };
+        store(slots, slot)
     }
 
-    /// A copy of the hasher in a new slot; returns its index.
+    /// A copy of the hasher in a new slot; returns its index. May grow memory.
     pub fn hasher_clone(slot: u32) -> i32 {
-        let slots = slots();
-        let copy = match slots.get(slot) {
-            Ok(live) => Live { hasher: live.hasher.clone(), subtree_max: live.subtree_max },
-            Err(e) => return slot_error(e),
-        };
-        match slots.insert(copy) {
-            Ok(index) => index as i32,
-            Err(error) => slot_error(error),
-        }
+        insert(slots().duplicate(slot))
     }
 
     pub fn hasher_free(slot: u32) -> i32 {
@@ -240,7 +256,8 @@ exports! {
     /// `offset` (a multiple of 1024). It can then only be finalized with
     /// `hasher_finalize_non_root`.
     pub fn hasher_set_input_offset(slot: u32, offset_lo: u32, offset_hi: u32) -> i32 {
-        let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
+        let slots = slots();
+        let live = match slots.load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         let offset = u64_from(offset_lo, offset_hi);
         if offset % CHUNK_LEN as u64 != 0 { return E_ALIGN }
         if live.hasher.count() != 0 || live.subtree_max.is_some() { return E_STATE }
@@ -254,13 +271,13 @@ exports! {
             0 => u64::MAX,
             index => (1u64 << index.trailing_zeros()) * CHUNK_LEN as u64,
         });
-        OK
+        store(slots, slot)
     }
 
     /// Writes the 32-byte chaining value of the hasher's (non-root) subtree to
     /// the staging buffer.
     pub fn hasher_finalize_non_root(slot: u32) -> i32 {
-        let live = match slots().get(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
+        let live = match slots().load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         if live.hasher.count() == 0 { return E_STATE }
         let cv = live.hasher.final_output(Kernel::detect()).chaining_value(Kernel::detect());
         let Some(out) = staged(32) else { return E_LENGTH };

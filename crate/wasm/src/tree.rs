@@ -220,7 +220,12 @@ pub fn hash_all(kernel: Kernel, input: &[u8], key: &Words, flags: u32) -> Output
 }
 
 /// An incremental hasher (upstream's `Hasher`, with its hazmat input offset).
+///
+/// `repr(C)` with the stack last: the bytes up to `STACK_OFFSET` plus
+/// `stack_len()` entries are its whole state, which is how hasher slots store
+/// it compactly (see `slots.rs`).
 #[derive(Clone)]
+#[repr(C)]
 pub struct Hasher {
     key: Words,
     chunk: ChunkState,
@@ -234,6 +239,12 @@ pub struct Hasher {
 }
 
 impl Hasher {
+    /// Where the chaining-value stack starts; everything before it is state.
+    pub const STACK_OFFSET: usize = core::mem::offset_of!(Hasher, stack);
+    /// Where the `u8` count of stack entries is.
+    pub const STACK_LEN_OFFSET: usize = core::mem::offset_of!(Hasher, stack_len);
+    pub const STACK_ENTRY_BYTES: usize = core::mem::size_of::<Words>();
+
     pub fn new(key: &Words, flags: u32) -> Self {
         Hasher {
             key: *key,
@@ -246,6 +257,11 @@ impl Hasher {
 
     pub fn key(&self) -> &Words {
         &self.key
+    }
+
+    /// Stack entries in use: the bytes past them are never read.
+    pub fn stack_len(&self) -> usize {
+        self.stack_len as usize
     }
 
     pub fn flags(&self) -> u32 {
