@@ -128,9 +128,6 @@ impl<const SLOT: usize> Arena<SLOT> {
         Some(segment.base + (index - segment.first) as usize * SLOT)
     }
 
-
-    /// A free slot, now tagged LIVE: a freed one first, then a fresh one,
-    /// growing the arena when neither is left.
     /// The address of slot `index` if it is taken.
     fn live_address(&self, index: u32) -> Option<usize> {
         let address = self.address(index)?;
@@ -193,7 +190,8 @@ impl<const SLOT: usize> Arena<SLOT> {
         };
         let slots = (pages * PAGE_BYTES / SLOT) as u32;
         let capacity = self.capacity.checked_add(slots).filter(|&c| c < NONE).ok_or(SlotError::OutOfMemory)?;
-        self.segments[self.segment_count] = Segment { first: self.capacity, base };
+        let entry = self.segments.get_mut(self.segment_count).ok_or(SlotError::OutOfMemory)?;
+        *entry = Segment { first: self.capacity, base };
         self.segment_count += 1;
         self.pages += pages;
         self.capacity = capacity;
