@@ -65,13 +65,20 @@ describe('memory', () => {
   });
 
   it('keeps hashing right when deep hashers grow memory inside update', () => {
-    // Past 2047 chunks a hasher's stack spills from its slot's head into a
-    // tail; taking tails grows memory in the middle of update(), between
-    // staging pieces. 100 such hashers at once outgrow the first tail pages.
-    const input = random(seed).bytes(2047 * 1024 + 100);
+    // Between calls a hasher keeps one chaining value per set bit of its
+    // chunk count, and from 11 on they spill from its slot's head into a
+    // tail. After a 63-chunk head start, 64 KiB staging piece k ends at chunk
+    // 63 + 64k: piece 31 (2047 chunks) takes a tail, piece 32 gives it back
+    // and piece 47 (3071) takes one again. So each hasher takes a tail with
+    // pieces still to come, and holds one at the end; 100 of them outgrow
+    // the first tail pages, so memory grows inside update().
+    const headStart = 63 * 1024 + 100;
+    const input = random(seed).bytes(headStart + 47 * 65536);
     const expected = noble(input);
     const before = stats().memoryBytes;
-    const hashers = Array.from({ length: 100 }, () => b3.createHasher().update(input));
+    const hashers = Array.from({ length: 100 }, () =>
+      b3.createHasher().update(input.subarray(0, headStart)).update(input.subarray(headStart)),
+    );
     const grown = stats().memoryBytes > before;
     const digests = hashers.map((h) => h.digest());
     // The clone copies a tail too.

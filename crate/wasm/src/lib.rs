@@ -206,9 +206,9 @@ exports! {
         insert(slots().insert(Live { hasher: Hasher::new(&key, flags), subtree_max: None }))
     }
 
-    /// `OK`, or `OK_MEMORY_GREW` when a hasher's stack outgrew its slot's
-    /// head (`slots::INLINE_ENTRIES` entries: 512 KiB of input and more) and
-    /// taking a tail grew memory.
+    /// `OK`, or `OK_MEMORY_GREW` when the hasher's stack outgrew its slot's
+    /// head (past `slots::INLINE_ENTRIES` entries: from 2 MiB of input on)
+    /// and taking a tail grew memory.
     pub fn hasher_update(slot: u32, input_len: u32) -> i32 {
         let slots = slots();
         let grows = slots.grows();

@@ -292,62 +292,6 @@ fn growth_is_geometric_and_freed_slots_are_reused() {
     }
 }
 
-/// Every export with arbitrary integers, as a careless or hostile caller might
-/// pass them: each call returns (an error code or a result) instead of
-/// panicking. Lengths are drawn mostly near the interesting edges.
-#[test]
-fn random_arguments_never_panic() {
-    let _guard = lock();
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let pick = |n: &mut dyn FnMut() -> u64| -> u32 {
-        match n() % 6 {
-            0 => n() as u32,
-            1 => (n() % 4) as u32,
-            2 => STAGING_LEN as u32 - 2 + (n() % 4) as u32,
-            3 => (n() % 2048) as u32 * 512,
-            4 => u32::MAX - (n() % 3) as u32,
-            _ => (n() % 70_000) as u32,
-        }
-    };
-    let mut live = Vec::new();
-    for _ in 0..200_000 {
-        let (a, b, c, d) = (pick(&mut next), pick(&mut next), pick(&mut next), pick(&mut next));
-        let slot = if live.is_empty() || next() % 3 == 0 { a } else { live[(next() % live.len() as u64) as usize] };
-        let result = match next() % 13 {
-            0 => hash_oneshot(a % 4, b, c),
-            1 => derive_context_key(b),
-            2 => hasher_new(a % 4),
-            3 => hasher_update(slot, b),
-            4 => hasher_finalize(slot, b, c, d),
-            5 => hasher_reset(slot),
-            6 => hasher_clone(slot),
-            7 => hasher_free(slot),
-            8 => hasher_set_input_offset(slot, b, c),
-            9 => hasher_finalize_non_root(slot),
-            10 => merge_non_root(a % 4),
-            11 => merge_root(a % 4, b, c, d),
-            _ => hasher_free(slot),
-        };
-        if result >= 0 && next() % 2 == 0 {
-            // Keep some new slots around so that later calls hit live hashers.
-            live.push(result as u32);
-        }
-        live.retain(|&s| slots().contains(s));
-        if live.len() > 64 {
-            live.drain(..32);
-        }
-    }
-    for slot in live {
-        hasher_free(slot);
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Our tree and kernels against the official crate. Natively these run the
 // portable kernel; test/node/kernels.test.ts holds the simd128 kernel to the
