@@ -100,6 +100,16 @@ describe('hashFile', () => {
     await expect(hashFile(path, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
   });
 
+  it('takes a Buffer path, even one that is not UTF-8, and nothing else', async () => {
+    const content = pattern(100_000, 4);
+    const name = Buffer.concat([Buffer.from(join(dir, 'raw-')), Buffer.from([0xff, 0xfe])]);
+    writeFileSync(name, content);
+    for (const options of [{}, { mmap: false }, { onProgress: () => {} }]) {
+      expect(hex(await hashFile(name, options)), JSON.stringify(options)).toBe(hex(b3.hash(content)));
+    }
+    await expect(hashFile(42 as never)).rejects.toThrow(/^blake3-kit: path must be a string, URL or Buffer; got number$/);
+  });
+
   it('validates its options before touching the file', async () => {
     await expect(hashFile(join(dir, 'missing'), { key: new Uint8Array(3) })).rejects.toBeInstanceOf(RangeError);
     await expect(hashFile(join(dir, 'missing'), { signal: 'no' as never })).rejects.toBeInstanceOf(TypeError);
