@@ -1,11 +1,12 @@
 // hashFile, hashStream and the stream classes, against one-shot hashing.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, createReadStream, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FileTruncatedError, HashSink, HashTransform, hashFile, hashStream } from 'blake3-kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KEY, load, pattern } from '../shared/setup.js';
@@ -99,10 +100,101 @@ describe('hashFile', () => {
     await expect(hashFile(path, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
   });
 
+  it('takes a Buffer path, even one that is not UTF-8, and nothing else', async () => {
+    const content = pattern(100_000, 4);
+    const name = Buffer.concat([Buffer.from(join(dir, 'raw-')), Buffer.from([0xff, 0xfe])]);
+    writeFileSync(name, content);
+    for (const options of [{}, { mmap: false }, { onProgress: () => {} }]) {
+      expect(hex(await hashFile(name, options)), JSON.stringify(options)).toBe(hex(b3.hash(content)));
+    }
+    await expect(hashFile(42 as never)).rejects.toThrow(/^blake3-kit: path must be a string, URL or Buffer; got number$/);
+  });
+
   it('validates its options before touching the file', async () => {
     await expect(hashFile(join(dir, 'missing'), { key: new Uint8Array(3) })).rejects.toBeInstanceOf(RangeError);
     await expect(hashFile(join(dir, 'missing'), { signal: 'no' as never })).rejects.toBeInstanceOf(TypeError);
     await expect(hashFile(join(dir, 'missing'), { length: -1 })).rejects.toBeInstanceOf(RangeError);
+  });
+});
+
+describe('files are hashed by their content, not their reported size', () => {
+  // The official b3sum (installed by setup --test) is the oracle.
+  const b3sum = (path: string) => execFileSync('b3sum', ['--no-names', path], { encoding: 'utf8' }).trim();
+  /** Every path hashFile takes for a regular file on this backend. */
+  const ways = () => [{}, { mmap: false }, { signal: new AbortController().signal }, { onProgress: () => {} }, { mmap: false, onProgress: () => {} }];
+  const sysfs = ['/sys/kernel/mm/transparent_hugepage/enabled', '/sys/devices/system/cpu/online', '/sys/kernel/profiling'].find(
+    (path) => existsSync(path) && statSync(path).size === 4096 && readFileSync(path).length < 4096,
+  );
+
+  it('/proc/version, whose st_size is 0, on every path', async () => {
+    expect(statSync('/proc/version').size).toBe(0);
+    const expected = b3sum('/proc/version');
+    for (const options of ways()) expect(hex(await hashFile('/proc/version', options)), JSON.stringify(options)).toBe(expected);
+  });
+
+  it.skipIf(sysfs === undefined)('a sysfs file whose st_size is 4096, holding fewer bytes, on every path', async () => {
+    const expected = b3sum(sysfs!);
+    for (const options of ways()) expect(hex(await hashFile(sysfs!, options)), JSON.stringify(options)).toBe(expected);
+  });
+
+  // Over the parallel threshold, had its size been known.
+  const content = pattern(5 * 1024 * 1024 + 3, 2);
+  const source = file('fifo-source', content);
+
+  it('a FIFO is read as it flows, with a writer arriving after the call', async () => {
+    const expected = b3sum(source);
+    for (const options of [...ways(), { length: 40 }]) {
+      const fifo = join(dir, `fifo-${Math.random().toString(36).slice(2)}`);
+      execFileSync('mkfifo', [fifo]);
+      const hashing = hashFile(fifo, options);
+      const writer = spawn('sh', ['-c', 'sleep 0.1; cat "$0" > "$1"', source, fifo], { stdio: 'ignore' });
+      const written = once(writer, 'exit');
+      const digest = hex(await hashing);
+      expect(await written).toEqual([0, null]);
+      if ('length' in options) expect(digest).toBe(hex(b3.hash(content, { length: 40 })));
+      else expect(digest, JSON.stringify(options)).toBe(expected);
+    }
+  });
+
+  // Children: a thread stuck in open() or read() would outlive the test.
+  const entry = JSON.stringify(fileURLToPath(new URL('../../dist/node.js', import.meta.url)));
+  /** Runs `code` with the package as `b3`; `input`: a file piped to its stdin. */
+  const child = (code: string, input?: string) => {
+    const script = join(dir, `child-${Math.random().toString(36).slice(2)}.mjs`);
+    writeFileSync(script, `const b3 = await import(${entry}); await b3.init();\n${code}`);
+    // The backend comes from BLAKE3_KIT_BACKEND, which each project sets.
+    return input === undefined
+      ? spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawnSync('sh', ['-c', `cat "$0" | "$1" "$2"`, input, process.execPath, script], { encoding: 'utf8', timeout: 20_000 });
+  };
+
+  it('/dev/stdin when it is a pipe, on every path', () => {
+    for (const options of ['{}', '{ mmap: false }', '{ signal: new AbortController().signal }']) {
+      const result = child(`console.log(b3.toHex(await b3.hashFile('/dev/stdin', ${options})));`, source);
+      expect(result.stderr).toBe('');
+      expect(result.stdout.trim(), options).toBe(b3sum(source));
+    }
+  });
+
+  it('a FIFO that no writer opens: an abort rejects at once and nothing is left waiting', () => {
+    const fifo = join(dir, 'no-writer');
+    execFileSync('mkfifo', [fifo]);
+    const started = performance.now();
+    const result = child(
+      `for (const options of [{}, { mmap: false }]) {
+        const began = performance.now();
+        try {
+          await b3.hashFile(${JSON.stringify(fifo)}, { ...options, signal: AbortSignal.timeout(200) });
+          console.log('resolved');
+        } catch (e) {
+          console.log(e.name, performance.now() - began < 2000);
+        }
+      }`,
+    );
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0); // exited by itself
+    expect(result.stdout.trim().split('\n')).toEqual(['TimeoutError true', 'TimeoutError true']);
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
 
@@ -129,6 +221,9 @@ describe('streams', () => {
     const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
     const hashing = hashStream(stream, { signal: controller.signal, onProgress: (done) => done > 500_000 && controller.abort() });
     await expect(hashing).rejects.toMatchObject({ name: 'AbortError' });
+    // Released, though not necessarily before the rejection: an abort does
+    // not wait for a read in flight (a source may never answer one).
+    if (!stream.destroyed) await new Promise((resolve) => (stream.once('close', resolve), setTimeout(resolve, 2000)));
     expect(stream.destroyed).toBe(true);
     await expect(hashStream(42 as never)).rejects.toBeInstanceOf(TypeError);
   });

@@ -1,7 +1,7 @@
 //! Hashing files: a byte range of a caller's fd, or a whole path.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Read};
 use std::mem::ManuallyDrop;
 use std::os::fd::{FromRawFd, RawFd};
 use std::os::unix::fs::FileExt;
@@ -32,6 +32,11 @@ pub const READ_BUF: usize = 4 * 1024 * 1024;
 /// bytes were hashed. The fd is borrowed: neither closed nor moved (`pread`
 /// and `mmap` ignore the file position). With `mmap`, a range of at least
 /// `MMAP_MIN` bytes of a regular file is mapped instead of read.
+///
+/// End of file is where reads end, not the size fstat reports: procfs says
+/// 0 bytes and sysfs 4096 for files that hold a few dozen. Pipes, FIFOs and
+/// sockets have no positions (`pread` fails with ESPIPE): there the next
+/// `length` bytes are read from where the fd stands and `offset` is ignored.
 ///
 /// A mapped file truncated while it is hashed fails with `Error::Truncated`
 /// (guard.rs keeps the SIGBUS from killing the process); `hasher` then holds
@@ -106,6 +111,27 @@ fn update_read(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, lengt
                 hashed += n as u64;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if hashed == 0 && e.raw_os_error() == Some(libc::ESPIPE) => {
+                return update_sequential(pool, hasher, file, length, &mut buf);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(hashed)
+}
+
+/// Up to `length` bytes from where `file` stands, for fds without positions.
+fn update_sequential(pool: &Pool, hasher: &mut Hasher, mut file: &File, length: u64, buf: &mut [u8]) -> io::Result<u64> {
+    let mut hashed = 0u64;
+    while hashed < length {
+        let want = usize::try_from(length - hashed).map_or(buf.len(), |l| l.min(buf.len()));
+        match file.read(&mut buf[..want]) {
+            Ok(0) => break,
+            Ok(n) => {
+                pool.update(hasher, &buf[..n]);
+                hashed += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         }
     }
@@ -119,7 +145,10 @@ fn update_read(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, lengt
 ///
 /// We map the file ourselves rather than calling `update_mmap_rayon`, whose
 /// mapping guard.rs can't see; the hashing is the same (`update_rayon` on the
-/// whole map, via the pool).
+/// whole map, via the pool). Files whose reported size is below `MMAP_MIN`
+/// (procfs: 0, sysfs: 4096) or that refuse mapping are read to their end.
+/// Opening a FIFO waits for a writer, as b3sum does: the JS side sends only
+/// regular files here and reads FIFOs itself, where an abort can end the wait.
 pub fn hash_file(path: &Path, mode: u32, key: Option<&[u8]>, out_len: usize, mmap: bool) -> Result<Vec<u8>, Error> {
     let mut hasher = new_hasher(mode, key)?;
     // Fails here, before any I/O, if the output can't be allocated; never aborts.
@@ -134,4 +163,60 @@ pub fn hash_file(path: &Path, mode: u32, key: Option<&[u8]>, out_len: usize, mma
     }
     fill(&hasher, 0, &mut out)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+    fn hash_path(path: &str, mmap: bool) -> Vec<u8> {
+        hash_file(Path::new(path), 0, None, 32, mmap).unwrap()
+    }
+
+    /// (st_size, content) of a kernel file, if this system has it.
+    fn lying(path: &str) -> Option<(u64, Vec<u8>)> {
+        let size = std::fs::metadata(path).ok()?.len();
+        Some((size, std::fs::read(path).ok()?))
+    }
+
+    #[test]
+    fn kernel_files_are_hashed_to_their_end_not_their_size() {
+        // procfs reports 0 bytes, sysfs 4096, for a few dozen bytes.
+        for path in ["/proc/version", "/sys/kernel/mm/transparent_hugepage/enabled", "/sys/devices/system/cpu/online"] {
+            let Some((size, content)) = lying(path) else { continue };
+            assert_ne!(size, content.len() as u64, "{path} no longer misreports its size");
+            let expected = blake3::hash(&content);
+            for mmap in [true, false] {
+                assert_eq!(hash_path(path, mmap), expected.as_bytes(), "{path} hash_file mmap={mmap}");
+                let file = File::open(path).unwrap();
+                let mut hasher = Hasher::new();
+                let n = update_from_fd(&mut hasher, file.as_raw_fd(), 0, 1 << 20, mmap).unwrap();
+                assert_eq!(n, content.len() as u64, "{path} update_from_fd mmap={mmap}");
+                assert_eq!(hasher.finalize(), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn pipes_are_read_where_they_stand() {
+        let data: Vec<u8> = (0..3 * READ_BUF + 17).map(|i| (i % 251) as u8).collect();
+        let mut fds = [0; 2];
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both fds are fresh from pipe() and owned here alone.
+        let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let writer = {
+            let data = data.clone();
+            std::thread::spawn(move || File::from(write_end).write_all(&data).unwrap())
+        };
+        // Two calls, the first ending mid-buffer; offsets are ignored.
+        let mut hasher = Hasher::new();
+        let first = READ_BUF as u64 + 5;
+        assert_eq!(update_from_fd(&mut hasher, read_end.as_raw_fd(), 12345, first, true).unwrap(), first);
+        let rest = update_from_fd(&mut hasher, read_end.as_raw_fd(), 0, u64::MAX, false).unwrap();
+        writer.join().unwrap();
+        assert_eq!(first + rest, data.len() as u64);
+        assert_eq!(hasher.finalize(), blake3::hash(&data));
+    }
 }
