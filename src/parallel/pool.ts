@@ -6,7 +6,7 @@
 // worker is replaced on the next dispatch. After three workers in a row fail
 // before ever becoming ready, the pool gives up and reports why. A worker
 // whose answer breaks the protocol (a custom `workerUrl` script, say) fails
-// the job it answered and the pool: it can't be trusted with another.
+// its jobs, and the pool gives up on workers: none can be trusted after it.
 
 import type { Mode } from '../core.js';
 import type { FromWorker, ToWorker } from './protocol.js';
