@@ -8,6 +8,8 @@ const entry = (name: string) => fileURLToPath(new URL(`./src/${name}.ts`, import
 
 // The suite every backend must pass, in Node and in Chromium.
 const shared = ['test/shared/**/*.test.ts'];
+// The wasm glue's own internals (subtrees, wasm memory, the raw exports).
+const wasm = ['test/wasm/**/*.test.ts'];
 
 const chromium = playwright({
   launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'] },
@@ -18,7 +20,7 @@ function nodeProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration
     resolve: { alias: { 'blake3-kit': entry('node') } },
     test: {
       name: `node-${flavour}`,
-      include: [...shared, 'test/node/**/*.test.ts'],
+      include: [...shared, ...wasm, 'test/node/**/*.test.ts'],
       // The CLI and the example page pick their own backend: testing them once is enough.
       exclude: ['test/node/native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', ...(flavour === 'simd' ? [] : ['test/node/cli.test.ts', 'test/node/example-page.test.ts'])],
       // wasm only, also in the child processes tests start (CLI, package).
@@ -43,7 +45,6 @@ function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfigurati
         'test/node/large.test.ts',
         ...(backend === 'auto' ? ['test/node/native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', 'test/node/cli.test.ts'] : []),
       ],
-      exclude: ['test/shared/subtree.test.ts', 'test/shared/memory.test.ts'],
       env: { BLAKE3_KIT_BACKEND: backend },
       provide: { flavour: 'simd', backend },
       ...nodeRun,
@@ -68,7 +69,7 @@ function browserProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfigurat
     server: { headers: flavour === 'simd' ? isolation : {} },
     test: {
       name: `chromium-${flavour}`,
-      include: [...shared, 'test/browser/**/*.test.ts'],
+      include: [...shared, ...wasm, 'test/browser/**/*.test.ts'],
       provide: { flavour, backend: `wasm-${flavour}` },
       testTimeout: 120_000,
       browser: {

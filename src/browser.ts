@@ -5,7 +5,9 @@
 // for WebAssembly itself).
 
 import { apiFor, type Blake3 } from './api.js';
-import { initWith, type InitOptions, type Platform } from './load.js';
+import { useEngine } from './engine.js';
+import { wasmEngine } from './wasm/engine.js';
+import { initWith, type InitOptions, type Platform } from './wasm/load.js';
 import { parallelApi, type ParallelApi } from './parallel/api.js';
 import type { SpawnWorker } from './parallel/pool.js';
 
@@ -72,5 +74,8 @@ export function parallelStatus() {
 /** Loads the wasm core once (later calls return the same result) and
  * resolves to the synchronous API. */
 export function init(options?: InitOptions): Promise<Blake3> {
-  return initWith(browserPlatform, options).then(apiFor);
+  return initWith(browserPlatform, options).then((active) => {
+    useEngine(wasmEngine);
+    return apiFor(active);
+  });
 }

@@ -1,7 +1,6 @@
-// Argument checks. The success path comes first and allocates nothing; error
+// Argument checks and conversions, for every backend: nothing here touches
+// wasm memory. The success path comes first and allocates nothing; error
 // messages are built only on the throw path.
-
-import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, core, fail, keyArea, staging, stagingLen, type Mode } from './core.js';
 
 /** Bytes to hash: any ArrayBufferView (its bytes as laid out in memory), an
  * ArrayBuffer or SharedArrayBuffer, or a string (hashed as UTF-8). */
@@ -243,54 +242,6 @@ export function checkAsyncOptions(options: unknown, name: string): void {
   }
 }
 
-const encoder = new TextEncoder();
-/** UTF-16 units that always fit the staging buffer as UTF-8 (3 bytes each). */
-export function maxStringUnits(): number {
-  return Math.floor(stagingLen / 3);
-}
-
-/** Encodes `text` into the staging buffer; returns the byte count, or -1 if
- * it does not fit. */
-export function stageString(text: string): number {
-  const { read, written } = encoder.encodeInto(text, staging);
-  return read === text.length ? written : -1;
-}
-
-/** Calls `take(byteCount)` after staging each piece of `text`, never splitting
- * a surrogate pair, so the bytes equal those of encoding the whole string. */
-export function forEachStringPiece(text: string, take: (byteCount: number) => void): void {
-  const maxUnits = maxStringUnits();
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + maxUnits);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    take(encoder.encodeInto(text.slice(start, end), staging).written);
-    start = end;
-  }
-}
-
-/** Context keys by context string. Deriving one costs a hash of the context;
- * applications use a handful of constant contexts, so a small cache hits. */
-const contextKeys = new Map<string, Uint8Array>();
-const CONTEXT_CACHE_SIZE = 64;
-
-/** Puts the context key of `context` in the key area. */
-export function loadContextKey(context: string, name: string): void {
-  const cached = contextKeys.get(context);
-  if (cached !== undefined) {
-    keyArea.set(cached);
-    return;
-  }
-  const length = stageString(context);
-  if (length < 0) {
-    throw new RangeError(`blake3-kit: ${name} must be at most ${stagingLen} bytes as UTF-8`);
-  }
-  const code = core!.derive_context_key(length);
-  if (code < 0) fail(code, 'derive_context_key');
-  if (contextKeys.size >= CONTEXT_CACHE_SIZE) contextKeys.clear();
-  contextKeys.set(context, keyArea.slice());
-}
-
 export function checkKey(key: unknown, name: string): Uint8Array {
   const bytes = toBytes(key, name);
   if (bytes.length !== 32) {
@@ -304,21 +255,4 @@ export function checkContext(context: unknown, name: string): string {
     throw new TypeError(`blake3-kit: ${name} must be a string; got ${describe(context)}`);
   }
   return context;
-}
-
-/** Validates `key`/`context` options and loads the key area for the mode. */
-export function modeFromOptions(options: KeyOption, name: string): Mode {
-  const { key, context } = options;
-  if (key !== undefined) {
-    if (context !== undefined) {
-      throw new TypeError(`blake3-kit: ${name}.key and ${name}.context cannot be used together`);
-    }
-    keyArea.set(checkKey(key, `${name}.key`));
-    return MODE_KEYED;
-  }
-  if (context !== undefined) {
-    loadContextKey(checkContext(context, `${name}.context`), `${name}.context`);
-    return MODE_DERIVE_KEY;
-  }
-  return MODE_HASH;
 }

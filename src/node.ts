@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { Blake3 } from './api.js';
 import type { Input } from './input.js';
-import type { Platform } from './load.js';
+import type { Platform } from './wasm/load.js';
 import { nativeHashBlob, nativeHashParallel, nativeHashStream } from './native/async.js';
 import { addon } from './native/addon.js';
 import { initNode, nativeInUse, type NodeInitOptions } from './node/backend.js';
@@ -16,10 +16,12 @@ import type { ParallelOptions, ParallelSettings } from './parallel/api.js';
 import type { StreamSource } from './stream-source.js';
 
 export * from './api.js';
-export { backend, createHasher, deriveKey, hash, keyedHash, type BackendChoice, type NodeInitOptions } from './node/backend.js';
+export { backend, deriveKey, hash, keyedHash, type BackendChoice, type NodeInitOptions } from './node/backend.js';
 export { nativeStatus, type NativeStatus } from './native/addon.js';
-export { NativeHasher, NativeXofReader } from './native/hasher.js';
-export { nativeThreshold } from './native/routing.js';
+export { NativeHasher } from './native/hasher.js';
+/** The one XofReader, under the name it had when native readers were their own class. */
+export { XofReader as NativeXofReader } from './hasher.js';
+export { nativeThreshold } from './node/routing.js';
 export { FileTruncatedError, hashFile, type HashFileOptions } from './node/file.js';
 export { HashSink, HashTransform } from './node/stream.js';
 export type { ParallelOptions, ParallelSettings } from './parallel/api.js';

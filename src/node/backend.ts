@@ -3,13 +3,15 @@
 // The named exports (hash, createHasher, ...) are live bindings that follow
 // the choice, so `import { hash }` routes like `b3.hash` does.
 
-import { apiFor, wasmFunctions, type Blake3, type Blake3Functions, type Blake3Hasher } from '../api.js';
-import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from '../hash.js';
-import { createHasher as createWasmHasher } from '../hasher.js';
-import type { KeyOption } from '../input.js';
-import { initWith, type Backend, type Flavour, type InitOptions, type Platform, type WasmBackend } from '../load.js';
+import { apiFor, wasmOneShots, type Blake3, type OneShots } from '../api.js';
+import { useEngine, type HasherEngine } from '../engine.js';
 import { loadAddon } from '../native/addon.js';
-import { nativeFunctions, routeHasherBatches, routedFunctions } from '../native/routing.js';
+import { nativeEngine } from '../native/engine.js';
+import { nativeDeriveKey, nativeHash, nativeKeyedHash } from '../native/hash.js';
+import { wasmEngine } from '../wasm/engine.js';
+import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from '../wasm/hash.js';
+import { initWith, type Backend, type Flavour, type InitOptions, type Platform, type WasmBackend } from '../wasm/load.js';
+import { routedEngine, routedOneShots } from './routing.js';
 
 /** `auto` (default): native for large inputs and wasm for small ones where
  * the addon loads, else wasm. `wasm`: wasm only, the flavour as `flavour`
@@ -30,7 +32,8 @@ const CHOICES: readonly BackendChoice[] = ['auto', 'native', 'wasm', 'wasm-simd'
 export let hash = wasmHash;
 export let keyedHash = wasmKeyedHash;
 export let deriveKey = wasmDeriveKey;
-export let createHasher: (options?: KeyOption) => Blake3Hasher = createWasmHasher;
+
+const nativeOneShots: OneShots = { hash: nativeHash, keyedHash: nativeKeyedHash, deriveKey: nativeDeriveKey };
 
 let active: Backend | undefined;
 let started: Promise<Blake3> | undefined;
@@ -108,21 +111,20 @@ async function start(platform: Platform, addonPath: string | URL, choice: Backen
       }
     }
   }
-  if (choice === 'native') return use('native', nativeFunctions);
+  if (choice === 'native') return use('native', nativeOneShots, nativeEngine);
   const flavour = choice === 'auto' || choice === 'wasm' ? options.flavour : (choice.slice('wasm-'.length) as Flavour);
   const wasm = await initWith(platform, { flavour, source: options.source });
-  if (!nativeLoaded) return use(wasm, wasmFunctions);
-  routeHasherBatches();
-  return use(`native+${wasm}`, routedFunctions);
+  if (!nativeLoaded) return use(wasm, wasmOneShots, wasmEngine);
+  return use(`native+${wasm}`, routedOneShots, routedEngine);
 }
 
-function use(chosen: Backend, functions: Blake3Functions): Blake3 {
-  hash = functions.hash;
-  keyedHash = functions.keyedHash;
-  deriveKey = functions.deriveKey;
-  createHasher = functions.createHasher;
+function use(chosen: Backend, oneShots: OneShots, engine: HasherEngine<unknown>): Blake3 {
+  hash = oneShots.hash;
+  keyedHash = oneShots.keyedHash;
+  deriveKey = oneShots.deriveKey;
+  useEngine(engine);
   active = chosen;
-  return apiFor(chosen, functions);
+  return apiFor(chosen, oneShots);
 }
 
 /** Whether the addon serves large inputs (the native and routed backends). */

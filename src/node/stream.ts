@@ -5,7 +5,7 @@
 import { Transform, Writable, type TransformCallback } from 'node:stream';
 import type { Blake3Hasher } from '../api.js';
 import { outputLength, type HashOptions } from '../input.js';
-import { createHasher } from './backend.js';
+import { createHasher } from '../hasher.js';
 
 type Chunk = Uint8Array | string;
 type Callback = (error?: Error | null) => void;

@@ -3,12 +3,14 @@
 // chaining values, and the values merged here (non-root merges, then the
 // root or XOF output). Small inputs stay on the calling thread.
 
-import { MODE_HASH, core, keyArea, notInitialized, type Mode } from '../core.js';
-import { hash } from '../hash.js';
+import { MODE_KEYED, modeOf, notInitialized, type ModeKey } from '../modes.js';
+import { core } from '../wasm/core.js';
+import { wasmContextKeys } from '../wasm/slot-io.js';
+import { hash } from '../wasm/hash.js';
 import { Hasher } from '../hasher.js';
-import { checkAsyncOptions, checkIntact, checkOptions, inSharedMemory, modeFromOptions, outputLength, toBytes, type AsyncHashOptions, type Input } from '../input.js';
-import { loadedModule } from '../load.js';
-import { rootFromPieces, subtreeChainingValue } from '../subtree.js';
+import { checkAsyncOptions, checkIntact, checkOptions, inSharedMemory, outputLength, toBytes, type AsyncHashOptions, type Input } from '../input.js';
+import { loadedModule } from '../wasm/load.js';
+import { rootFromPieces, subtreeChainingValue } from '../wasm/subtree.js';
 import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../stream-source.js';
 import { WorkerPool, type SpawnWorker } from './pool.js';
 
@@ -55,17 +57,15 @@ const PIECES_PER_WORKER = 2;
 /** The native addon's bound too (crate/native/src/pool.rs MAX_THREADS). */
 const MAX_WORKERS = 1024;
 
-interface TreeMode {
-  mode: Mode;
-  key: Uint8Array | undefined;
-}
+type TreeMode = ModeKey;
 
 function prepare(options: ParallelOptions | undefined): { tree: TreeMode; length: number } {
   if (core === undefined) notInitialized();
   checkAsyncOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
-  const mode = options === undefined ? MODE_HASH : modeFromOptions(options, 'options');
-  return { tree: { mode, key: mode === MODE_HASH ? undefined : keyArea.slice() }, length };
+  const { mode, key } = modeOf(options, 'options', wasmContextKeys);
+  // A copy: the caller may change the key while workers hash.
+  return { tree: { mode, key: mode === MODE_KEYED ? key!.slice() : key }, length };
 }
 
 function autoPieceLength(total: number, workers: number): number {

@@ -8,7 +8,7 @@
 // whose answer breaks the protocol (a custom `workerUrl` script, say) fails
 // its jobs, and the pool gives up on workers: none can be trusted after it.
 
-import type { Mode } from '../core.js';
+import type { Mode } from '../modes.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 const MAX_IN_FLIGHT = 2;

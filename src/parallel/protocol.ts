@@ -1,6 +1,6 @@
 // Messages between the calling thread and hashing workers.
 
-import type { Mode } from '../core.js';
+import type { Mode } from '../modes.js';
 
 export type ToWorker =
   | { type: 'init'; module: WebAssembly.Module }

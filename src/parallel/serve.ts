@@ -1,9 +1,9 @@
 // The worker side: instantiate the module the calling thread sent, then
 // answer each job with the chaining value of its subtree.
 
-import { attach } from '../core.js';
-import { instantiate } from '../load.js';
-import { subtreeChainingValue } from '../subtree.js';
+import { attach } from '../wasm/core.js';
+import { instantiate } from '../wasm/load.js';
+import { subtreeChainingValue } from '../wasm/subtree.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 export function serve(post: (message: FromWorker, transfer?: Transferable[]) => void): (message: ToWorker) => void {

@@ -22,7 +22,7 @@ import {
 } from 'blake3-kit';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { addon } from '../../src/native/addon.js';
-import { NATIVE_FROM } from '../../src/native/routing.js';
+import { NATIVE_FROM } from '../../src/node/routing.js';
 import { CONTEXT, KEY, load, pattern, random } from '../shared/setup.js';
 
 const b3 = await load(); // node-auto: native above the threshold, wasm-simd below

@@ -4,7 +4,7 @@
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { memoryStats } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { load, random, seed } from './setup.js';
+import { load, random, seed } from '../shared/setup.js';
 
 const b3 = await load();
 // Hashers take a wasm slot only once input outgrows their JS batch.

@@ -3,11 +3,12 @@
 // small input, and the official assembly (AVX-512/AVX2/SSE4.1/NEON) wins
 // once the input is large enough to pay for the call.
 
-import type { Blake3Functions } from '../api.js';
-import { deriveKey, hash, hashModeInto, keyedHash } from '../hash.js';
+import type { HasherEngine } from '../engine.js';
 import type { HashOptions, Input, LengthOption } from '../input.js';
-import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from './hash.js';
-import { NativeHasher, NativeXofReader, createNativeHasher, setBatchHash } from './hasher.js';
+import { nativeEngine } from '../native/engine.js';
+import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from '../native/hash.js';
+import type { NativeHasherHandle } from '../native/addon.js';
+import { deriveKey, hash, hashModeInto, keyedHash } from '../wasm/hash.js';
 
 /**
  * Inputs of at least this many bytes go to native: from 8 KiB on native was
@@ -60,32 +61,13 @@ function routedDeriveKey(context: string, keyMaterial: Input, options?: LengthOp
     : deriveKey(context, keyMaterial, options);
 }
 
-/** The native API on its own (the `native` backend). */
-export const nativeFunctions: Blake3Functions = {
-  hash: nativeHash,
-  keyedHash: nativeKeyedHash,
-  deriveKey: nativeDeriveKey,
-  createHasher: createNativeHasher,
-  Hasher: NativeHasher,
-  XofReader: NativeXofReader,
-};
+/** The one-shots of the routed backend (`native+wasm-*`). */
+export const routedOneShots = { hash: routedHash, keyedHash: routedKeyedHash, deriveKey: routedDeriveKey };
 
-/** Native above the crossover, wasm below it (`native+wasm-*`). Hashers
- * batch small updates in JS and hash a batch that never overflowed in one
- * call, routed by its size. */
-export const routedFunctions: Blake3Functions = {
-  hash: routedHash,
-  keyedHash: routedKeyedHash,
-  deriveKey: routedDeriveKey,
-  createHasher: createNativeHasher,
-  Hasher: NativeHasher,
-  XofReader: NativeXofReader,
-};
-
-/** Makes small hashers' one-shots follow the routing (they go native
- * otherwise). */
-export function routeHasherBatches(): void {
-  setBatchHash((mode, key, bytes, out) =>
+/** Native hasher state, with the one-shot of a hasher whose input never
+ * outgrew its batch routed by size like `hash()`. */
+export const routedEngine: HasherEngine<NativeHasherHandle> = {
+  ...nativeEngine,
+  hashInto: (mode, key, bytes, out) =>
     goesNative(bytes.length) ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out),
-  );
-}
+};

@@ -2,7 +2,8 @@
 // subtree at an input offset, and the merges of two chaining values (upstream
 // hazmat's set_input_offset, finalize_non_root, merge_subtrees_*).
 
-import { core, fail, keyArea, newSlot, staging, stagingLen, type Mode } from './core.js';
+import type { Mode } from '../modes.js';
+import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
 import { updateSlotBytes } from './slot-io.js';
 
 const TWO_32 = 2 ** 32;

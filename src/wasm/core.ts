@@ -2,10 +2,7 @@
 // Module-level bindings rather than an object: the hot paths read them on
 // every call, and plain module variables are the cheapest thing V8 offers.
 
-export const MODE_HASH = 0;
-export const MODE_KEYED = 1;
-export const MODE_DERIVE_KEY = 2;
-export type Mode = typeof MODE_HASH | typeof MODE_KEYED | typeof MODE_DERIVE_KEY;
+import type { Mode } from '../modes.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
 export const ABI_VERSION = 2;
@@ -68,10 +65,6 @@ export function refreshViews(): void {
   if (staging.buffer === buffer) return;
   staging = new Uint8Array(buffer, core!.staging_ptr(), stagingLen);
   keyArea = new Uint8Array(buffer, core!.key_ptr(), 32);
-}
-
-export function notInitialized(): never {
-  throw new Error('blake3-kit: call `await init()` before hashing');
 }
 
 /** Turns a negative export result into an exception. Inputs are validated in

@@ -1,21 +1,9 @@
-// One-shot hashing in the three modes.
+// One-shot hashing in the three modes on wasm.
 
-import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, core, keyArea, fail, newSlot, notInitialized, staging, stagingLen, type Mode } from './core.js';
-import {
-  checkContext,
-  checkKey,
-  checkOptions,
-  loadContextKey,
-  maxStringUnits,
-  modeFromOptions,
-  outputLength,
-  stageString,
-  toBytes,
-  type HashOptions,
-  type Input,
-  type LengthOption,
-} from './input.js';
-import { fillFromSlot, updateSlot, updateSlotBytes } from './slot-io.js';
+import { checkContext, checkKey, checkOptions, outputLength, toBytes, type HashOptions, type Input, type LengthOption } from '../input.js';
+import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, modeOf, notInitialized, type Mode } from '../modes.js';
+import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
+import { fillFromSlot, maxStringUnits, stageString, updateSlotBytes, updateSlotString, wasmContextKeys } from './slot-io.js';
 
 /**
  * BLAKE3 of `input`: 32 bytes by default, or `options.length` bytes of
@@ -27,7 +15,9 @@ export function hash(input: Input, options?: HashOptions): Uint8Array {
   if (options === undefined) return hashInMode(input, MODE_HASH, 32);
   checkOptions(options, 'options');
   const length = outputLength(options.length, 'options.length');
-  return hashInMode(input, modeFromOptions(options, 'options'), length);
+  const { mode, key } = modeOf(options, 'options', wasmContextKeys);
+  if (key !== undefined) keyArea.set(key);
+  return hashInMode(input, mode, length);
 }
 
 /** keyed_hash: a MAC of `input` under a 32-byte `key`. */
@@ -45,7 +35,7 @@ export function deriveKey(context: string, keyMaterial: Input, options?: LengthO
   if (core === undefined) notInitialized();
   checkOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
-  loadContextKey(checkContext(context, 'context'), 'context');
+  keyArea.set(wasmContextKeys(checkContext(context, 'context'), 'context'));
   return hashInMode(keyMaterial, MODE_DERIVE_KEY, length);
 }
 
@@ -89,7 +79,7 @@ function oneShot(mode: Mode, inputLength: number, outLength: number): Uint8Array
 function throughSlot(input: string | Uint8Array, mode: Mode, outLength: number): Uint8Array {
   const slot = newSlot(mode);
   try {
-    if (typeof input === 'string') updateSlot(slot, input);
+    if (typeof input === 'string') updateSlotString(slot, input);
     else updateSlotBytes(slot, input);
     const out = new Uint8Array(outLength);
     fillFromSlot(slot, out, 0, 0);

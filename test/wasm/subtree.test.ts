@@ -1,9 +1,10 @@
 // Subtree chaining values merged in the tree's shape equal serial hashing:
 // the arithmetic every parallel path relies on, checked on one thread.
-import { mergeNonRoot, rootFromPieces, subtreeChainingValue, leftSubtreeLength } from '../../src/subtree.js';
-import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, keyArea, core } from '../../src/core.js';
+import { mergeNonRoot, rootFromPieces, subtreeChainingValue, leftSubtreeLength } from '../../src/wasm/subtree.js';
+import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED } from '../../src/modes.js';
+import { keyArea, core } from '../../src/wasm/core.js';
 import { describe, expect, it } from 'vitest';
-import { KEY, load, pattern, random, seed } from './setup.js';
+import { KEY, load, pattern, random, seed } from '../shared/setup.js';
 
 const b3 = await load();
 

@@ -11,9 +11,9 @@
 // seed is in the error, and BLAKE3_KIT_FUZZ_SEED=<seed> replays it.
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { describe, expect, it } from 'vitest';
-import type { CoreExports } from '../../src/core.js';
-import { instantiate, loadedModule } from '../../src/load.js';
-import { load, random } from './setup.js';
+import type { CoreExports } from '../../src/wasm/core.js';
+import { instantiate, loadedModule } from '../../src/wasm/load.js';
+import { load, random } from '../shared/setup.js';
 
 await load();
 const module = loadedModule();

@@ -1,0 +1,41 @@
+// What a backend gives the one Hasher and XofReader (hasher.ts): hasher state
+// of its own kind (a wasm slot, or a native handle) and the operations on it.
+// The backend that init() chose is the active engine; every new Hasher takes
+// it, so `new Hasher()`, `createHasher()` and `b3.Hasher` agree everywhere.
+
+import { notInitialized, type ContextKeys, type Mode } from './modes.js';
+
+export interface HasherEngine<State = unknown> {
+  /** Updates shorter than this many bytes gather in the hasher's JS batch
+   * (of BATCH bytes): a call into the backend costs more than the copy. */
+  readonly smallUpdate: number;
+  /** One-shot of a batch that never overflowed into all of `out`, in `mode`
+   * with `key` (the key, or derive_key's context key). */
+  hashInto(mode: Mode, key: Uint8Array | undefined, bytes: Uint8Array, out: Uint8Array): void;
+  /** derive_key's context key for a checked context (cached). */
+  readonly contextKey: ContextKeys;
+  create(mode: Mode, key: Uint8Array | undefined): State;
+  update(state: State, bytes: Uint8Array): void;
+  updateString(state: State, text: string): void;
+  /** Root output from byte `positionHi * 2^32 + positionLo` into all of `out`. */
+  fill(state: State, out: Uint8Array, positionLo: number, positionHi: number): void;
+  reset(state: State): void;
+  clone(state: State): State;
+  free(state: State): void;
+  /** Frees `state` once `owner` is garbage-collected, unless untracked first
+   * (a no-op where the state frees itself with its JS object). */
+  track(owner: object, state: State): void;
+  untrack(owner: object): void;
+}
+
+let active: HasherEngine | undefined;
+
+/** The engine of the backend in use; throws before init(). */
+export function activeEngine(): HasherEngine {
+  return active ?? notInitialized();
+}
+
+/** Called by init() once a backend is chosen. */
+export function useEngine(engine: HasherEngine): void {
+  active = engine;
+}
