@@ -7,11 +7,12 @@ import { core } from './wasm/core.js';
 import { deriveKey, hash, keyedHash } from './wasm/hash.js';
 import type { Backend } from './wasm/load.js';
 
+export { backend, deriveKey, hash, keyedHash, type BackendChoice, type InitOptions } from './backend.js';
+
 export { Hasher, XofReader, createHasher } from './hasher.js';
 export { toHex } from './hex.js';
 export { MAX_OUTPUT_LENGTH, type AsyncHashOptions, type HashOptions, type Input, type KeyOption, type LengthOption } from './input.js';
-export { deriveKey, hash, keyedHash } from './wasm/hash.js';
-export { backend, simdSupported, type Backend, type Flavour, type InitOptions, type WasmBackend, type WasmSource } from './wasm/load.js';
+export { simdSupported, type Backend, type Flavour, type WasmBackend, type WasmSource } from './wasm/load.js';
 
 /** A streaming hasher (kept as a name for the one Hasher class). */
 export type Blake3Hasher = Hasher;

@@ -4,10 +4,9 @@
 // base64, so a CSP without 'unsafe-eval' works ('wasm-unsafe-eval' is needed
 // for WebAssembly itself).
 
-import { apiFor, type Blake3 } from './api.js';
-import { useEngine } from './engine.js';
-import { wasmEngine } from './wasm/engine.js';
-import { initWith, type InitOptions, type Platform } from './wasm/load.js';
+import type { Blake3 } from './api.js';
+import { initBackend, type InitOptions } from './backend.js';
+import type { Platform } from './wasm/load.js';
 import { parallelApi, type ParallelApi } from './parallel/api.js';
 import type { SpawnWorker } from './parallel/pool.js';
 
@@ -74,8 +73,5 @@ export function parallelStatus() {
 /** Loads the wasm core once (later calls return the same result) and
  * resolves to the synchronous API. */
 export function init(options?: InitOptions): Promise<Blake3> {
-  return initWith(browserPlatform, options).then((active) => {
-    useEngine(wasmEngine);
-    return apiFor(active);
-  });
+  return initBackend(browserPlatform, options);
 }

@@ -28,7 +28,7 @@ import { modeOf } from '../modes.js';
 import { nativeContextKeys } from '../native/hash.js';
 import { NativeHasher } from '../native/hasher.js';
 import { createHasher } from '../hasher.js';
-import { nativeInUse } from './backend.js';
+import { nativeInUse } from '../backend.js';
 import { nodeParallel } from './parallel.js';
 
 export interface HashFileOptions extends AsyncHashOptions {

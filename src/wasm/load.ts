@@ -1,6 +1,7 @@
-// init(): choosing, compiling and instantiating a wasm flavour. Platform
-// specifics (reading files in Node, fetching in browsers) come in through a
-// `Platform` from the entry point, so this file runs anywhere.
+// Loading the wasm core: choosing a flavour, compiling and instantiating it.
+// Platform specifics (reading files in Node, fetching in browsers) come in
+// through a `Platform` from the entry point, so this file runs anywhere.
+// When and which: backend.ts.
 
 import { ABI_VERSION, attach, type CoreExports } from './core.js';
 
@@ -21,15 +22,6 @@ export type WasmSource =
   | Response
   | PromiseLike<Response>;
 
-export interface InitOptions {
-  /** `auto` (default) picks `simd` where the engine validates SIMD. Forcing
-   * `simd` on an engine without it rejects. */
-  flavour?: Flavour | 'auto';
-  /** The module to load instead of the packaged file: one source, or a
-   * function from the chosen flavour to a source (for self-hosted files). */
-  source?: WasmSource | ((flavour: Flavour) => WasmSource | PromiseLike<WasmSource>);
-}
-
 export interface Platform {
   defaultSource(flavour: Flavour): URL;
   /** Loads a URL or path: a Response (for compileStreaming) or bytes. */
@@ -49,51 +41,18 @@ export function simdSupported(): boolean {
   return (simdSupport ??= WebAssembly.validate(SIMD_PROBE));
 }
 
-let loaded: Promise<WasmBackend> | undefined;
 let compiled: WebAssembly.Module | undefined;
 
 /** The module init() loaded, for workers to instantiate the same flavour. */
 export function loadedModule(): WebAssembly.Module | undefined {
   return compiled;
 }
-let activeBackend: WasmBackend | undefined;
 
-/** The backend in use, or undefined before init() resolves. */
-export function backend(): Backend | undefined {
-  return activeBackend;
-}
+type Source = WasmSource | ((flavour: Flavour) => WasmSource | PromiseLike<WasmSource>);
 
-/** The wasm flavour loaded, if any (Node may use native alone). */
-export function wasmBackend(): WasmBackend | undefined {
-  return activeBackend;
-}
-
-export function initWith(platform: Platform, options: InitOptions = {}): Promise<WasmBackend> {
-  if (typeof options !== 'object' || options === null) {
-    return Promise.reject(new TypeError('blake3-kit: init options must be an object'));
-  }
-  const flavour = options.flavour ?? 'auto';
-  if (flavour !== 'auto' && flavour !== 'simd' && flavour !== 'scalar') {
-    return Promise.reject(new TypeError(`blake3-kit: flavour must be 'auto', 'simd' or 'scalar'; got ${String(flavour)}`));
-  }
-  if (loaded !== undefined) {
-    if (flavour === 'auto') return loaded;
-    return loaded.then((active) => {
-      if (active === `wasm-${flavour}`) return active;
-      throw new Error(`blake3-kit: already initialised with ${active}; cannot switch to ${flavour}`);
-    });
-  }
-  loaded = load(platform, flavour, options.source).then(
-    (active) => (activeBackend = active),
-    (error) => {
-      loaded = undefined; // a failed init may be retried
-      throw error;
-    },
-  );
-  return loaded;
-}
-
-async function load(platform: Platform, requestedFlavour: Flavour | 'auto', source: InitOptions['source']): Promise<WasmBackend> {
+/** Compiles, instantiates and attaches a flavour (`auto`: SIMD where the
+ * engine validates it); resolves to the flavour the module really is. */
+export async function loadWasm(platform: Platform, requestedFlavour: Flavour | 'auto', source: Source | undefined): Promise<WasmBackend> {
   const flavour: Flavour = requestedFlavour === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : requestedFlavour;
   if (flavour === 'simd' && !simdSupported()) {
     throw new Error('blake3-kit: flavour "simd" was forced, but this engine does not support WebAssembly SIMD');

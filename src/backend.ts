@@ -1,0 +1,157 @@
+// The one backend module: which backend is in use (wasm, the native addon,
+// or both routed by size), chosen once by init() under one set of rules.
+// The named exports (hash, keyedHash, deriveKey) are live bindings that
+// follow the choice, so `import { hash }` behaves like `b3.hash`; every new
+// Hasher takes the active engine (engine.ts).
+
+import { apiFor, wasmOneShots, type Blake3, type OneShots } from './api.js';
+import { useEngine, type HasherEngine } from './engine.js';
+import { wasmEngine } from './wasm/engine.js';
+import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from './wasm/hash.js';
+import { loadWasm, type Backend, type Flavour, type Platform, type WasmBackend, type WasmSource } from './wasm/load.js';
+
+/** `auto` (default): the native addon for large inputs and wasm for small
+ * ones where the addon loads (Node), else wasm. `wasm`: wasm, SIMD where the
+ * engine has it. The others force one backend. */
+export type BackendChoice = 'auto' | 'native' | 'wasm' | WasmBackend;
+const CHOICES: readonly BackendChoice[] = ['auto', 'native', 'wasm', 'wasm-simd', 'wasm-scalar'];
+
+export interface InitOptions {
+  /** Which backend; see BackendChoice. In Node it overrides the
+   * BLAKE3_KIT_BACKEND environment variable. */
+  backend?: BackendChoice;
+  /** @deprecated Use `backend: 'wasm-simd'` or `'wasm-scalar'`. With `auto`
+   * or `wasm` it picks the wasm flavour; with another backend it must agree. */
+  flavour?: Flavour | 'auto';
+  /** The wasm module to load instead of the packaged file: one source, or a
+   * function from the chosen flavour to a source (for self-hosted files). */
+  source?: WasmSource | ((flavour: Flavour) => WasmSource | PromiseLike<WasmSource>);
+}
+
+/** The addon's one-shots and hasher state, alone and routed with wasm. */
+export interface NativeBackend {
+  oneShots: OneShots;
+  engine: HasherEngine<unknown>;
+  routed: { oneShots: OneShots; engine: HasherEngine<unknown> };
+}
+
+/** What a platform adds to the wasm one: Node's addon and environment. */
+export interface BackendPlatform extends Platform {
+  /** The requested backend from the environment, if the platform has one. */
+  backendVariable?: () => string | undefined;
+  /** Loads the native addon (throws with the cause if it can't); absent
+   * where there is none (browsers). */
+  loadNative?: (options: InitOptions) => NativeBackend;
+}
+
+export const BACKEND_VARIABLE = 'BLAKE3_KIT_BACKEND';
+
+export let hash = wasmHash;
+export let keyedHash = wasmKeyedHash;
+export let deriveKey = wasmDeriveKey;
+
+let active: Backend | undefined;
+let started: Promise<Blake3> | undefined;
+
+/** The backend in use, or undefined before init() resolves. */
+export function backend(): Backend | undefined {
+  return active;
+}
+
+/** Whether the addon serves large inputs (the native and routed backends). */
+export function nativeInUse(): boolean {
+  return active !== undefined && active.startsWith('native');
+}
+
+/** What was asked for: whether to load the addon, and which wasm flavour. */
+interface Request {
+  choice: BackendChoice;
+  native: 'no' | 'try' | 'must';
+  wasm: Flavour | 'auto' | 'none';
+}
+
+function checkChoice(value: unknown, what: string): BackendChoice {
+  if (CHOICES.includes(value as BackendChoice)) return value as BackendChoice;
+  throw new TypeError(`blake3-kit: ${what} must be one of ${CHOICES.join(', ')}; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`);
+}
+
+function request(platform: BackendPlatform, options: InitOptions): Request {
+  let choice: BackendChoice = 'auto';
+  if (options.backend !== undefined) choice = checkChoice(options.backend, 'options.backend');
+  else {
+    const variable = platform.backendVariable?.();
+    if (variable !== undefined && variable !== '') choice = checkChoice(variable, BACKEND_VARIABLE);
+  }
+  const flavour = options.flavour ?? 'auto';
+  if (flavour !== 'auto' && flavour !== 'simd' && flavour !== 'scalar') {
+    throw new TypeError(`blake3-kit: options.flavour must be 'auto', 'simd' or 'scalar'; got ${String(flavour)}`);
+  }
+  const hasNative = platform.loadNative !== undefined;
+  if (choice === 'native' && !hasNative) throw new Error("blake3-kit: the native backend exists only in Node; use backend 'wasm'");
+  if (choice === 'auto' || choice === 'wasm') return { choice, native: choice === 'auto' && hasNative ? 'try' : 'no', wasm: flavour };
+  if (flavour !== 'auto' && choice !== `wasm-${flavour}`) {
+    throw new TypeError(`blake3-kit: flavour ${flavour} does not go with backend ${choice}`);
+  }
+  if (choice === 'native') return { choice, native: 'must', wasm: 'none' };
+  return { choice, native: 'no', wasm: choice === 'wasm-simd' ? 'simd' : 'scalar' };
+}
+
+/** Whether the backend in use serves a later init() call's request. */
+function satisfies(current: Backend, { choice, wasm }: Request): boolean {
+  const flavourOk = wasm === 'auto' || wasm === 'none' || current.endsWith(`wasm-${wasm}`);
+  if (choice === 'auto') return flavourOk;
+  if (choice === 'native') return current === 'native';
+  return current.startsWith('wasm') && flavourOk;
+}
+
+/** Loads a backend once (later calls get the same one, or an error if they
+ * ask for another) and resolves to the synchronous API. */
+export function initBackend(platform: BackendPlatform, options: InitOptions = {}): Promise<Blake3> {
+  let wanted: Request;
+  try {
+    if (typeof options !== 'object' || options === null) throw new TypeError('blake3-kit: init options must be an object');
+    wanted = request(platform, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  if (started !== undefined) {
+    return started.then((api) => {
+      if (satisfies(api.backend, wanted)) return api;
+      throw new Error(`blake3-kit: already initialised with ${api.backend}; cannot switch to ${wanted.wasm !== 'auto' && wanted.wasm !== 'none' ? `wasm-${wanted.wasm}` : wanted.choice}`);
+    });
+  }
+  started = start(platform, options, wanted).catch((error: unknown) => {
+    started = undefined; // a failed init may be retried
+    throw error;
+  });
+  return started;
+}
+
+async function start(platform: BackendPlatform, options: InitOptions, wanted: Request): Promise<Blake3> {
+  let native: NativeBackend | undefined;
+  if (wanted.native !== 'no') {
+    try {
+      native = platform.loadNative!(options);
+    } catch (error) {
+      // auto: kept for nativeStatus(); the wasm backend takes over.
+      if (wanted.native === 'must') {
+        throw new Error(`blake3-kit: the native backend was asked for (${BACKEND_VARIABLE} or init({ backend })), but the addon did not load`, {
+          cause: error,
+        });
+      }
+    }
+  }
+  if (native !== undefined && wanted.wasm === 'none') return use('native', native.oneShots, native.engine);
+  const wasm = await loadWasm(platform, wanted.wasm === 'none' ? 'auto' : wanted.wasm, options.source);
+  if (native === undefined) return use(wasm, wasmOneShots, wasmEngine);
+  return use(`native+${wasm}`, native.routed.oneShots, native.routed.engine);
+}
+
+function use(chosen: Backend, oneShots: OneShots, engine: HasherEngine<unknown>): Blake3 {
+  hash = oneShots.hash;
+  keyedHash = oneShots.keyedHash;
+  deriveKey = oneShots.deriveKey;
+  useEngine(engine);
+  active = chosen;
+  return apiFor(chosen, oneShots);
+}
