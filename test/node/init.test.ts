@@ -44,6 +44,18 @@ describe('init', () => {
     expect(b3.toHex(api.hash('abc'))).toBe(ABC);
   });
 
+  it('takes the backend from init({ backend }); flavour is a deprecated alias that must agree', async () => {
+    let b3 = await fresh();
+    expect((await b3.init({ backend: 'wasm-scalar' })).backend).toBe('wasm-scalar');
+    b3 = await fresh();
+    expect((await b3.init({ flavour: 'scalar', backend: 'wasm' })).backend).toBe('wasm-scalar');
+    b3 = await fresh();
+    await expect(b3.init({ backend: 'wasm-simd', flavour: 'scalar' })).rejects.toThrow(/flavour scalar does not go with backend wasm-simd/);
+    await expect(b3.init({ backend: 'wasm-x' as never })).rejects.toThrow(/options\.backend must be one of/);
+    expect((await b3.init({ backend: 'wasm' })).backend).toBe('wasm-simd');
+    expect(new b3.Hasher()).toBeInstanceOf(b3.Hasher); // the one Hasher, after init
+  });
+
   it('takes a function from flavour to source', async () => {
     const b3 = await fresh();
     const seen: string[] = [];
