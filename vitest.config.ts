@@ -22,7 +22,7 @@ function nodeProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration
       name: `node-${flavour}`,
       include: [...shared, ...wasm, 'test/node/**/*.test.ts'],
       // The CLI and the example page pick their own backend: testing them once is enough.
-      exclude: ['test/node/native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', ...(flavour === 'simd' ? [] : ['test/node/cli.test.ts', 'test/node/example-page.test.ts'])],
+      exclude: ['test/node/native.test.ts', 'test/node/async-native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', ...(flavour === 'simd' ? [] : ['test/node/cli.test.ts', 'test/node/example-page.test.ts'])],
       // wasm only, also in the child processes tests start (CLI, package).
       env: { BLAKE3_KIT_BACKEND: 'wasm' },
       provide: { flavour, backend: `wasm-${flavour}` },
@@ -43,6 +43,7 @@ function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfigurati
         ...shared,
         'test/node/file.test.ts',
         'test/node/large.test.ts',
+        'test/node/async-native.test.ts',
         ...(backend === 'auto' ? ['test/node/native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', 'test/node/cli.test.ts'] : []),
       ],
       env: { BLAKE3_KIT_BACKEND: backend },

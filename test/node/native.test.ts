@@ -1,7 +1,8 @@
 // The native addon as a backend: routing by size, forcing a backend with
-// BLAKE3_KIT_BACKEND, the fallback to wasm when the addon is missing, the
-// asynchronous paths (threads, abort) and native memory. The shared suite
-// runs against it too (vitest projects node-native and node-auto).
+// BLAKE3_KIT_BACKEND, the fallback to wasm when the addon is missing, what
+// only its asynchronous paths have (threads, busy hashers, mapped files) and
+// native memory. The shared suite and the async contract
+// (async-native.test.ts) run against it too (node-native and node-auto).
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +14,8 @@ import {
   NativeHasher,
   configureParallel,
   hash as namedHash,
-  hashBlob,
   hashFile,
   hashParallel,
-  hashStream,
   nativeStatus,
   nativeThreshold,
 } from 'blake3-kit';
@@ -162,31 +161,11 @@ describe('without the addon', () => {
   });
 });
 
-describe('threads, async work and abort', () => {
+describe('threads and async work', () => {
   const big = pattern(40 * 1024 * 1024 + 1025, 3);
   const expected = hex(noble(big));
 
-  it('hashParallel, hashStream and hashBlob match the one-shot digest, in every mode', async () => {
-    expect(hex(await hashParallel(big))).toBe(expected);
-    expect(hex(await hashParallel(big, { key: KEY, length: 77 }))).toBe(hex(noble(big, { key: KEY, dkLen: 77 })));
-    expect(hex(await hashParallel(big, { context: CONTEXT }))).toBe(hex(b3.deriveKey(CONTEXT, big)));
-    const shared = new Uint8Array(new SharedArrayBuffer(big.length));
-    shared.set(big);
-    expect(hex(await hashParallel(shared))).toBe(expected);
-    async function* pieces() {
-      for (let i = 0; i < big.length; i += 3_000_001) yield big.subarray(i, i + 3_000_001);
-    }
-    expect(hex(await hashStream(pieces()))).toBe(expected);
-    const seen: (number | undefined)[] = [];
-    expect(hex(await hashBlob(new Blob([big]), { onProgress: (_, total) => seen.push(total) }))).toBe(expected);
-    expect(new Set(seen)).toEqual(new Set([big.length]));
-  });
-
-  it('reports progress up to the total exactly once and honours the thread count', async () => {
-    const seen: number[] = [];
-    await hashParallel(big, { onProgress: (done) => seen.push(done) });
-    expect(seen.at(-1)).toBe(big.length);
-    expect(seen.filter((done) => done === big.length)).toHaveLength(1);
+  it('honours the thread count set by configureParallel', async () => {
     configureParallel({ workers: 1 });
     try {
       expect(nativeStatus().threads).toBe(1);
@@ -196,14 +175,6 @@ describe('threads, async work and abort', () => {
       configureParallel({ workers: 0 });
     }
     expect(nativeStatus().threads).toBeGreaterThanOrEqual(1);
-  });
-
-  it('stops on abort and rejects with the reason', async () => {
-    const controller = new AbortController();
-    const hashing = hashParallel(big, { signal: controller.signal, onProgress: () => controller.abort(new Error('enough')) });
-    await expect(hashing).rejects.toThrow('enough');
-    await expect(hashParallel(big, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
-    expect(hex(await hashParallel(big))).toBe(expected);
   });
 
   it('a hasher busy with an async update refuses sync calls and stays usable', async () => {

@@ -1,7 +1,10 @@
-// The parallel suite, run in Node (worker_threads) and Chromium (Web Workers)
-// against the built package: parallel output must equal serial output.
+// The worker pool's suite, run in Node (worker_threads) and Chromium (Web
+// Workers) against the built package: the async contract (async-contract.ts)
+// with each way pieces reach workers, then what only workers have: piece
+// lengths by input size, dying and broken workers, settings and transports.
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { describe, expect, it } from 'vitest';
+import { asyncContract } from './async-contract.js';
 import { KEY, pattern, random, seed } from './setup.js';
 
 type Lib = typeof import('../../src/node.js');
@@ -10,30 +13,31 @@ interface Env {
   dyingWorker: URL;
   /** A worker script that throws while loading. */
   brokenWorker: URL;
-  /** Whether posted pieces are shared (SharedArrayBuffer) rather than moved. */
+  /** Whether SharedArrayBuffers can be posted to workers here. */
   shared: boolean;
 }
 
 const PIECE = 64 * 1024;
-const CHUNK = 1024;
 
 export function parallelSuite(lib: Lib, env: Env) {
   const { hashParallel, hashBlob, hashStream, configureParallel, parallelStatus, terminateWorkers, toHex, hash } = lib;
-  const reset = (extra = {}) => configureParallel({ workers: 2, threshold: 0, pieceLength: PIECE, jobTimeout: 30_000, workerUrl: undefined, ...extra });
+  const reset = (extra = {}) =>
+    configureParallel({ workers: 2, threshold: 0, pieceLength: PIECE, jobTimeout: 30_000, workerUrl: undefined, transport: 'transfer', ...extra });
 
-  describe(`parallel hashing (seed ${seed}, ${env.shared ? 'shared' : 'transferred'} pieces)`, () => {
-    it('equals serial hashing at every piece-boundary length (piece ± chunk ± 1 byte)', async () => {
-      reset();
-      const input = pattern(5 * PIECE + 2 * CHUNK, 1);
-      for (let k = 1; k <= 4; k++) {
-        for (const delta of [-CHUNK - 1, -CHUNK, -CHUNK + 1, -1, 0, 1, CHUNK - 1, CHUNK, CHUNK + 1]) {
-          const bytes = input.subarray(0, k * PIECE + delta);
-          expect(toHex(await hashParallel(bytes)), `length ${bytes.length}`).toBe(toHex(hash(bytes)));
-        }
-      }
+  // Every input on workers, in pieces small enough to make several.
+  for (const transport of env.shared ? (['transfer', 'shared'] as const) : (['transfer'] as const)) {
+    asyncContract({
+      name: `the worker pool (${transport} pieces)`,
+      lib,
+      piece: PIECE,
+      copiedAhead: 2 * 2, // two workers, two pieces each (tree.ts PIECES_PER_WORKER)
+      reset: () => reset({ transport }),
+      ranOffThread: () => parallelStatus().jobs > 0,
     });
+  }
 
-    it('equals serial hashing in every mode, with extended output, for random lengths', async () => {
+  describe(`the worker pool (seed ${seed})`, () => {
+    it('equals serial hashing with pieces sized by the input (pieceLength 0), in every mode, for random lengths', async () => {
       reset({ pieceLength: 0 });
       const rng = random(seed);
       const lengths = [3 * 1024 * 1024 + 5, 16 * 1024 * 1024 + 1, ...Array.from({ length: 3 }, () => rng.int(64 * 1024 * 1024))];
@@ -45,78 +49,15 @@ export function parallelSuite(lib: Lib, env: Env) {
         expect(toHex(await hashParallel(bytes, { context: 'parallel ctx', length: 70_000 }))).toBe(toHex(hash(bytes, { context: 'parallel ctx', length: 70_000 })));
         if (length < 4 * 1024 * 1024) expect(toHex(await hashParallel(bytes, { context: 'parallel ctx' }))).toBe(toHex(noble(bytes, { context: ctx })));
       }
+      // Blobs take the same sizes; streams, of unknown length, 1 MiB pieces.
+      const bytes = pattern(lengths[0]!, 3) as Uint8Array<ArrayBuffer>;
+      expect(toHex(await hashBlob(new Blob([bytes])))).toBe(toHex(hash(bytes)));
+      async function* chunks() {
+        for (let i = 0; i < bytes.length; i += 100_000) yield bytes.subarray(i, i + 100_000);
+      }
+      expect(toHex(await hashStream(chunks()))).toBe(toHex(hash(bytes)));
+      expect(parallelStatus().jobs).toBeGreaterThan(0);
     }, 300_000);
-
-    it('hashes SharedArrayBuffer-backed input without copying, where it exists', async () => {
-      if (typeof SharedArrayBuffer === 'undefined' || !env.shared) return;
-      reset();
-      const shared = new Uint8Array(new SharedArrayBuffer(PIECE * 3 + 17));
-      shared.set(pattern(shared.length, 4));
-      expect(toHex(await hashParallel(shared))).toBe(toHex(hash(pattern(shared.length, 4))));
-    });
-
-    it('reports progress up to the total exactly once, and leaves the input untouched', async () => {
-      reset();
-      const bytes = pattern(7 * PIECE + 3, 2);
-      const copy = bytes.slice();
-      const seen: number[] = [];
-      await hashParallel(bytes, { onProgress: (done, total) => (expect(total).toBe(bytes.length), seen.push(done)) });
-      expect(seen.filter((d) => d === bytes.length)).toHaveLength(1);
-      expect(seen.at(-1)).toBe(bytes.length);
-      expect(bytes).toEqual(copy);
-    });
-
-    it('hashes Blobs in slices', async () => {
-      reset();
-      const bytes = pattern(9 * PIECE + 999, 5);
-      const blob = new Blob([bytes.subarray(0, 100), bytes.subarray(100)]);
-      let last = 0;
-      expect(toHex(await hashBlob(blob, { onProgress: (done) => (last = done) }))).toBe(toHex(hash(bytes)));
-      expect(last).toBe(bytes.length);
-      expect(toHex(await hashBlob(new Blob([bytes.subarray(0, 10)])))).toBe(toHex(hash(bytes.subarray(0, 10))));
-      expect(toHex(await hashBlob(blob, { key: KEY, length: 40 }))).toBe(toHex(hash(bytes, { key: KEY, length: 40 })));
-    });
-
-    it('hashes streams of odd-sized chunks in fixed pieces, tiny streams as the root', async () => {
-      reset();
-      const bytes = pattern(6 * PIECE + 5, 6);
-      const streamOf = (data: Uint8Array, step: number) =>
-        new ReadableStream<Uint8Array>({
-          start(controller) {
-            for (let i = 0; i < data.length; i += step) controller.enqueue(data.slice(i, i + step));
-            controller.close();
-          },
-        });
-      expect(toHex(await hashStream(streamOf(bytes, 7777)))).toBe(toHex(hash(bytes)));
-      expect(toHex(await hashStream(streamOf(bytes.subarray(0, PIECE * 2), PIECE)))).toBe(toHex(hash(bytes.subarray(0, PIECE * 2))));
-      for (const size of [0, 1, PIECE - 1, PIECE, PIECE + 1]) {
-        expect(toHex(await hashStream(streamOf(bytes.subarray(0, size), 1000))), `size ${size}`).toBe(toHex(hash(bytes.subarray(0, size))));
-      }
-      async function* strings() {
-        yield 'żółć';
-        yield 'x'.repeat(PIECE * 2);
-      }
-      expect(toHex(await hashStream(strings(), { context: 'c' }))).toBe(toHex(hash('żółć' + 'x'.repeat(PIECE * 2), { context: 'c' })));
-    });
-
-    it('stops on abort, and the pool works afterwards', async () => {
-      reset();
-      const bytes = pattern(40 * PIECE, 7);
-      const controller = new AbortController();
-      const run = hashParallel(bytes, { signal: controller.signal, onProgress: (done) => done >= 4 * PIECE && controller.abort(new Error('stop')) });
-      await expect(run).rejects.toThrow('stop');
-      expect(parallelStatus().jobs).toBeGreaterThan(0); // workers, not the fallback, did the work
-      await expect(hashParallel(bytes, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
-      let pulled = 0;
-      const endless = new ReadableStream<Uint8Array>({ pull: (c) => void (pulled++, c.enqueue(new Uint8Array(PIECE))) });
-      const streamController = new AbortController();
-      const streaming = hashStream(endless, { signal: streamController.signal, onProgress: (done) => done >= 8 * PIECE && streamController.abort() });
-      await expect(streaming).rejects.toMatchObject({ name: 'AbortError' });
-      const pulledAtAbort = pulled;
-      await new Promise((r) => setTimeout(r, 50));
-      expect(pulled - pulledAtAbort).toBeLessThanOrEqual(1); // reading stopped
-      expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
-    });
 
     it('finishes a job on the calling thread when its worker dies, and replaces the worker', async () => {
       reset({ workerUrl: env.dyingWorker, jobTimeout: 2000 });
@@ -180,21 +121,5 @@ export function parallelSuite(lib: Lib, env: Env) {
       expect(parallelStatus().workers).toBe(0);
     });
 
-    it('rejects an input detached or shrunk during the call, never hashing what is left', async () => {
-      reset();
-      const length = 24 * PIECE;
-      const resizable = new ArrayBuffer(length, { maxByteLength: length });
-      new Uint8Array(resizable).set(pattern(length, 11));
-      let shrunk = false;
-      const shrinking = hashParallel(new Uint8Array(resizable), { onProgress: () => shrunk || ((shrunk = true), resizable.resize(PIECE)) });
-      await expect(shrinking).rejects.toThrow(/input was detached or shrunk while it was being hashed/);
-      await expect(hashParallel(new Uint8Array(resizable))).resolves.toEqual(hash(pattern(PIECE, 11)));
-
-      const plain = pattern(length, 12);
-      let moved = false;
-      const detaching = hashParallel(plain, { onProgress: () => moved || ((moved = true), structuredClone(plain.buffer, { transfer: [plain.buffer] })) });
-      await expect(detaching).rejects.toThrow(/input was detached or shrunk/);
-      expect(toHex(await hashParallel(pattern(length, 12)))).toBe(toHex(hash(pattern(length, 12))));
-    });
   });
 }

@@ -1,0 +1,96 @@
+// The tree runner: pieces from a producer go to the worker pool as
+// subtrees at their input offsets; their chaining values come back in
+// offset order, for the caller to merge into the root.
+
+import type { Mode } from '../modes.js';
+import type { AsyncHashOptions } from '../input.js';
+import { subtreeChainingValue } from '../wasm/subtree.js';
+import type { PieceBuffers } from './buffers.js';
+import type { WorkerPool } from './pool.js';
+import { abortable } from './promises.js';
+
+/** At most this many pieces per worker are read and held at once: one
+ * hashing, one queued in the worker (pool.ts MAX_IN_FLIGHT). */
+export const PIECES_PER_WORKER = 2;
+
+export interface TreeMode {
+  mode: Mode;
+  key: Uint8Array | undefined;
+}
+
+/** One piece of input, as producers yield it: all but the last of the
+ * call's piece length, in offset order. */
+export interface Piece {
+  bytes: Uint8Array;
+  /** In shared memory: posted as it is, not moved. */
+  shared: boolean;
+  /** The same bytes again, to hash here if the piece's worker is lost;
+   * undefined where they are gone (moved to that worker). */
+  recompute: (() => Uint8Array | Promise<Uint8Array>) | undefined;
+}
+
+export interface TreeRun {
+  cvs: Uint8Array[];
+  length: number;
+}
+
+/**
+ * Hashes each piece on `workers` and collects the chaining values, with at
+ * most PIECES_PER_WORKER pieces per worker in flight. Pieces that come back
+ * go to `buffers` for reuse; progress counts bytes hashed out of `total`.
+ */
+export async function runTree(
+  tree: TreeMode,
+  pieces: AsyncIterable<Piece>,
+  options: AsyncHashOptions | undefined,
+  total: number | undefined,
+  workers: WorkerPool,
+  buffers: PieceBuffers | undefined,
+): Promise<TreeRun> {
+  const { signal, onProgress } = options ?? {};
+  const cvs: Uint8Array[] = [];
+  const running = new Set<Promise<void>>();
+  let length = 0;
+  let done = 0;
+  let failure: unknown;
+  const limit = workers.size * PIECES_PER_WORKER;
+  workers.acquire();
+  try {
+    for await (const { bytes, shared, recompute } of pieces) {
+      signal?.throwIfAborted();
+      if (failure) throw failure;
+      const index = cvs.length;
+      const offset = length;
+      cvs.push(undefined!);
+      length += bytes.length;
+      const size = bytes.length;
+      const task = workers
+        .run({
+          mode: tree.mode,
+          key: tree.key,
+          offset,
+          bytes,
+          transfer: !shared,
+          fallback: recompute && (async () => subtreeChainingValue(tree.mode, tree.key, offset, await recompute())),
+        })
+        .then((result) => {
+          cvs[index] = result.cv;
+          buffers?.release(result.bytes ?? bytes);
+          done += size;
+          onProgress?.(done, total);
+        })
+        .catch((error: unknown) => {
+          failure ??= error;
+        });
+      running.add(task);
+      task.finally(() => running.delete(task));
+      while (running.size >= limit) await abortable(Promise.race(running), signal);
+    }
+    signal?.throwIfAborted();
+    await abortable(Promise.all(running), signal);
+    if (failure) throw failure;
+    return { cvs, length };
+  } finally {
+    workers.release();
+  }
+}
