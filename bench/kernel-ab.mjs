@@ -20,6 +20,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
+import { toHex } from './lib/data.mjs';
+import { sizeLabel } from './lib/format.mjs';
+import { median } from './lib/timing.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -102,19 +105,13 @@ async function peer(dir) {
 const allVariants = args.map((path) => () => ours(path));
 if (peerDir) allVariants.push(() => peer(peerDir));
 
-const hex = (b) => Buffer.from(b).toString('hex');
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const label = (n) => (n >= 1 << 20 ? `${n >> 20} MiB` : n >= 1024 ? `${n >> 10} KiB` : `${n} B`);
 
 /** Medians in MB/s per size, for each of `variants`, alternating in this process. */
 function measure(variants) {
   const result = sizes.map(() => []);
   sizes.forEach((size, s) => {
     const input = new Uint8Array(size).map((_, i) => (i * 7 + 3) & 0xff);
-    const digests = variants.map((v) => hex(v.hash(input)));
+    const digests = variants.map((v) => toHex(v.hash(input)));
     if (new Set(digests).size !== 1) throw new Error(`digests differ at ${size}: ${digests.join(' ')}`);
     // Calibrate (and warm up) each variant to a batch of about BATCH_MS.
     const calls = variants.map((v) => {
@@ -177,7 +174,7 @@ const header = ['size', ...variants.map((_, i) => String.fromCharCode(65 + i)), 
 const rows = [header];
 sizes.forEach((size, s) => {
   const m = meds[s];
-  rows.push([label(size), ...m.map((x) => x.toFixed(0)), ...m.slice(1).map((x) => (x / m[0]).toFixed(2))]);
+  rows.push([sizeLabel(size), ...m.map((x) => x.toFixed(0)), ...m.slice(1).map((x) => (x / m[0]).toFixed(2))]);
 });
 const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c].length)));
 for (const r of rows) console.log(r.map((cell, c) => (c ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  '));

@@ -5,6 +5,8 @@
 //   node bench/rough.mjs            (after npm run build)
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { sizeLabel } from './lib/format.mjs';
+import { median } from './lib/timing.mjs';
 
 const SIZES = [64, 1024, 64 * 1024, 1024 * 1024];
 
@@ -28,7 +30,7 @@ async function measure(flavour) {
       for (let i = 0; i < calls; i++) b3.hash(input);
       rates.push((size * calls) / ((performance.now() - start) / 1000) / 1e6);
     }
-    rows[size] = rates.sort((a, b) => a - b)[3];
+    rows[size] = median(rates);
   }
   return rows;
 }
@@ -45,7 +47,6 @@ if (process.argv[2] === '--child') {
   }
   console.log('| size | wasm-simd MB/s | wasm-scalar MB/s |\n|---:|---:|---:|');
   for (const size of SIZES) {
-    const label = size >= 1 << 20 ? `${size >> 20} MiB` : size >= 1024 ? `${size >> 10} KiB` : `${size} B`;
-    console.log(`| ${label} | ${results.simd[size].toFixed(0)} | ${results.scalar[size].toFixed(0)} |`);
+    console.log(`| ${sizeLabel(size)} | ${results.simd[size].toFixed(0)} | ${results.scalar[size].toFixed(0)} |`);
   }
 }

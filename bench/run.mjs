@@ -11,12 +11,13 @@
 //
 // Writes bench/results/<runtime>-<date>.{md,json,svg} and copies a full run
 // to bench/results/latest-<runtime>.* (quick or --only runs: latest-<runtime>-partial.*).
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchDir, buildBrowserBundle, buildStamp, ensureBenchDeps, ensureReference, ensureRepoBuild, repoDir } from './lib/build.mjs';
+import { sizeLabel } from './lib/format.mjs';
+import { commandLine, fileStamp, gitCommit as commitOf, loadavg, machineFacts, writeResults } from './lib/record.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -68,27 +69,14 @@ const profile = PROFILES[profileName];
 const partial = args.quick || only.length > 0;
 const cells = cellsFor(profile.sizes);
 const date = new Date();
-const stamp = date.toISOString().slice(0, 16).replace(/[:T]/g, '-');
-const command = `node bench/run.mjs${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`;
-
-const git = (...a) => {
-  try {
-    return execFileSync('git', a, { cwd: repoDir, encoding: 'utf8' }).trim();
-  } catch {
-    return '?';
-  }
-};
-const gitCommit = `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--', 'src', 'crate') ? ' (+ uncommitted changes in src/ or crate/)' : ''}`;
+const stamp = fileStamp(date);
+const command = commandLine('run.mjs');
+const gitCommit = commitOf();
 const build = buildStamp();
 const kitVersion = JSON.parse(readFileSync(join(repoDir, 'package.json'), 'utf8')).version;
 const machine = {
-  cpu: os.cpus()[0]?.model.trim() ?? '?',
-  cores: os.cpus().length,
-  memGiB: Math.round(os.totalmem() / 2 ** 30),
-  os: `${os.type()} ${os.release()} ${os.arch()}`,
-  node: process.versions.node,
+  ...machineFacts(),
   v8: process.versions.v8,
-  loadavgAtStart: os.loadavg().map((x) => +x.toFixed(2)),
   note: os.cpus().length <= 2 ? 'A shared 2-core machine (other jobs were running): expect run-to-run noise of 10-50%.' : undefined,
 };
 
@@ -116,7 +104,6 @@ const selected = IMPLS.filter((i) => (runNode && implsFor('node', only).includes
 console.log('bench: expected digests from the official crate, cross-checked with @noble/hashes');
 const expected = await computeExpected(selected, cells);
 
-mkdirSync(join(benchDir, 'results'), { recursive: true });
 const written = [];
 
 async function runtime(name, label, impls, measure, cold, extra = {}) {
@@ -130,7 +117,7 @@ async function runtime(name, label, impls, measure, cold, extra = {}) {
   }
   const data = {
     runtime: name,
-    loadavgAtEnd: os.loadavg().map((x) => +x.toFixed(2)),
+    loadavgAtEnd: loadavg(),
     runtimeLabel: label,
     date: date.toISOString(),
     command,
@@ -152,19 +139,13 @@ async function runtime(name, label, impls, measure, cold, extra = {}) {
   const latest = `latest-${name}${partial ? '-partial' : ''}`;
   // The raw data first, so a bug in the rendering can never lose a run
   // (--render redoes the rest from it).
-  writeFileSync(join(benchDir, 'results', `${base}.json`), JSON.stringify(data, null, 1));
-  const out = writeOutputs(data);
-  for (const ext of ['md', 'json', 'svg']) {
-    const file = join(benchDir, 'results', `${base}.${ext}`);
-    writeFileSync(file, out[ext]);
-    copyFileSync(file, join(benchDir, 'results', `${latest}.${ext}`));
-  }
-  written.push(`bench/results/${base}.{md,json,svg} (and ${latest}.*)`);
+  writeResults(base, latest, { json: JSON.stringify(data, null, 1) });
+  const { md, json, svg } = writeOutputs(data);
+  written.push(writeResults(base, latest, { md, json, svg }));
   summary(data);
 }
 
 function summary(data) {
-  const { sizeLabel } = cfg;
   const r = ratios(data);
   for (const [label, key] of [
     ['blake3-kit (default) ÷ best peer', 'defaultVsBestPeer'],
@@ -177,7 +158,6 @@ function summary(data) {
     }
   }
 }
-const cfg = await import('./lib/config.mjs');
 
 if (runNode) {
   await runtime('node', `Node ${process.versions.node}`, implsFor('node', only), measureNode, coldNode);

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { benchDir, buildDir, repoDir } from './build.mjs';
 import { progress } from './progress.mjs';
-import { median } from './node-runner.mjs';
+import { median } from './timing.mjs';
 import { CHROMIUM_ARGS as FLAGS, CHROMIUM_PATH as CHROMIUM } from '../../scripts/chromium.mjs';
 
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.map': 'application/json' };

@@ -129,14 +129,14 @@ export async function buildBrowserBundle() {
   say('browser', `bundled into ${buildDir}`);
 }
 
-/** A short fingerprint of what Node measures of blake3-kit: dist/node.js,
- * the wasm files and the native addon. Others rebuild the shared checkout
- * (npm test runs the set-up), so runs record it at the start and the end
- * and say so when it changed in between. */
-export function buildStamp() {
+/** A short fingerprint of what Node measures of blake3-kit in checkout
+ * `dir`: dist/node.js, the wasm files and the native addon. Others rebuild
+ * the shared checkout (npm test runs the set-up), so runs record it at the
+ * start and the end and say so when it changed in between. */
+export function buildStamp(dir = repoDir) {
   const hash = createHash('sha256');
   for (const file of ['dist/node.js', 'dist/cli.js', 'wasm/blake3-kit-simd.wasm', 'wasm/blake3-kit-scalar.wasm', `native/blake3-kit.${process.platform}-${process.arch}.node`]) {
-    const path = join(repoDir, file);
+    const path = join(dir, file);
     hash.update(file).update(existsSync(path) ? readFileSync(path) : 'missing');
   }
   return hash.digest('hex').slice(0, 10);

@@ -1,7 +1,8 @@
 // A hand-written SVG chart: MB/s (log) against input size (log), one line per
 // implementation, one panel per mode, a shared legend and y-axis range so the
 // panels compare directly.
-import { MODES, sizeLabel } from './config.mjs';
+import { MODES } from './config.mjs';
+import { sizeLabel } from './format.mjs';
 
 const COLORS = {
   'blake3-kit': '#000000',

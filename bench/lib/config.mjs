@@ -1,7 +1,6 @@
 // What to measure: sizes, modes and the timing budget of a full and a quick run.
 
-export const KiB = 1024;
-export const MiB = 1024 * 1024;
+import { KiB, MiB } from './format.mjs';
 
 export const SIZES = [64, 256, KiB, 4 * KiB, 16 * KiB, 64 * KiB, MiB, 16 * MiB, 64 * MiB];
 export const QUICK_SIZES = [64, KiB, 16 * KiB, MiB];
@@ -39,9 +38,3 @@ export const PROFILES = {
   full: { sizes: SIZES, time: 500, warmupTime: 100, batchMs: 5, minBatches: 10, minBatchesHuge: 5, coldRuns: 5 },
   quick: { sizes: QUICK_SIZES, time: 60, warmupTime: 20, batchMs: 2, minBatches: 5, minBatchesHuge: 3, coldRuns: 2 },
 };
-
-export function sizeLabel(size) {
-  if (size >= MiB && size % MiB === 0) return `${size / MiB} MiB`;
-  if (size >= KiB && size % KiB === 0) return `${size / KiB} KiB`;
-  return `${size} B`;
-}

@@ -9,7 +9,8 @@
 // size * k / median(batch time).
 import { Bench } from 'tinybench';
 import { expectationKey, fingerprint, KEY, makeInput, XOF_INPUT_SIZE } from './data.mjs';
-import { MiB, MODES } from './config.mjs';
+import { MODES } from './config.mjs';
+import { MiB } from './format.mjs';
 
 const MODE = Object.fromEntries(MODES.map((m) => [m.id, m]));
 

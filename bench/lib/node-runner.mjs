@@ -3,6 +3,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { progress } from './progress.mjs';
+import { median } from './timing.mjs';
 
 const CHILD = fileURLToPath(new URL('../node/child.mjs', import.meta.url));
 const COLD = fileURLToPath(new URL('../node/cold.mjs', import.meta.url));
@@ -72,10 +73,4 @@ export async function coldNode(impl, runs) {
     times.push(msg.ms);
   }
   return { runs: times, medianMs: median(times) };
-}
-
-export function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }

@@ -1,5 +1,5 @@
 // Console progress: one line per implementation and mode, as results arrive.
-import { MODES, sizeLabel } from './config.mjs';
+import { sizeLabel } from './format.mjs';
 
 export function progress(implName, cells) {
   let current;
@@ -26,5 +26,3 @@ export function progress(implName, cells) {
     done: flush,
   };
 }
-
-export const modeIds = MODES.map((m) => m.id);

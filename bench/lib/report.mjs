@@ -1,11 +1,9 @@
 // Turns one runtime's results into markdown, JSON and an SVG chart, and works
 // out the ratios: blake3-kit against the best peer (other BLAKE3 packages;
 // the reference and non-BLAKE3 rows are context) and against the reference.
-import { MODES, sizeLabel } from './config.mjs';
+import { MODES } from './config.mjs';
+import { fmtRate, fmtRatio, sizeLabel } from './format.mjs';
 import { chartSvg } from './chart.mjs';
-
-const fmtRate = (mbps) => (mbps >= 100 ? Math.round(mbps).toLocaleString('en-US') : mbps >= 10 ? mbps.toFixed(1) : mbps.toFixed(2));
-const fmtRatio = (r) => `${r.toFixed(2)}×`;
 
 /** The value of one cell as a table entry. */
 function cellText(cell) {

@@ -10,30 +10,24 @@
 // before/after table. Rounds interleave the rows, so drift in the machine's
 // load hits all alike; the table gives medians.
 import { cpus, availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { median, repoDir } from './lib.mjs';
+import { repoDir } from '../lib/build.mjs';
+import { makeInput } from '../lib/data.mjs';
+import { MiB } from '../lib/format.mjs';
+import { loadKit } from '../lib/kit.mjs';
+import { median } from '../lib/timing.mjs';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, repo: { type: 'string' } } });
 const rounds = Number(args.rounds);
 const repo = resolve(args.repo ?? repoDir);
-process.env.BLAKE3_KIT_BACKEND = 'native';
-const b3mod = await import(pathToFileURL(join(repo, 'dist', 'node.js')).href);
-const b3 = await b3mod.init();
-const MiB = 1 << 20;
+const { mod: b3mod, b3 } = await loadKit('native', { repo: args.repo });
 const threads = availableParallelism();
-
-function filled(bytes, shared) {
-  const view = new Uint8Array(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
-  for (let i = 0; i < bytes; i += 4096) view[i] = (i >> 12) & 0xff;
-  return view;
-}
 
 const rows = [];
 for (const mib of [16, 64]) {
   for (const shared of [false, true]) {
-    const input = filled(mib * MiB, shared);
+    const input = makeInput(mib * MiB, shared);
     const expected = b3.toHex(b3.hash(input));
     rows.push({ mib, shared, workers: 1, sync: true, input, expected, samples: [] });
     for (const workers of [1, threads]) {

@@ -22,7 +22,12 @@ import { closeSync, existsSync, openSync, readSync, rmSync, writeSync } from 'no
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fmtRatio, infoLines, loadKit, mdTable, median, MiB, repoDir, runInfo, toHex, writeResults } from './lib.mjs';
+import { repoDir } from '../lib/build.mjs';
+import { toHex } from '../lib/data.mjs';
+import { fmtRatio, mdTable, MiB } from '../lib/format.mjs';
+import { loadKit } from '../lib/kit.mjs';
+import { infoLines, runInfo, writeNativeResults } from '../lib/record.mjs';
+import { median } from '../lib/timing.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -37,7 +42,7 @@ const size = sizeMiB * MiB;
 const env = { ...process.env, PATH: `${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}` };
 const cli = join(repoDir, 'bin', 'blake3-kit.js');
 
-const info = runInfo('b3sum.mjs');
+const info = runInfo('native/b3sum.mjs');
 const b3sumVersion = spawnSync('b3sum', ['--version'], { env, encoding: 'utf8' }).stdout?.trim();
 if (!b3sumVersion) throw new Error('b3sum not found (node scripts/setup.mjs --test installs it into ~/.cargo/bin)');
 const kit = await loadKit('auto');
@@ -174,4 +179,4 @@ const md = [
   '',
 ].join('\n');
 console.log(`\n${md}`);
-console.log(`b3sum: wrote ${writeResults('b3sum', md, { ...info, b3sumVersion, nativeStatus: { ...status, error: status.error?.message }, sizeMiB, runs, digest, medianMs: med, timesMs: times })}`);
+console.log(`b3sum: wrote ${writeNativeResults('b3sum', md, { ...info, b3sumVersion, nativeStatus: { ...status, error: status.error?.message }, sizeMiB, runs, digest, medianMs: med, timesMs: times })}`);

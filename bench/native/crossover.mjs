@@ -5,7 +5,7 @@
 //   node bench/native/crossover.mjs [--rounds 21] [--batch-ms 3]   (after `node scripts/setup.mjs`)
 //
 // One process, two blake3-kit instances (`init({ backend: 'native' })` and
-// `init({ backend: 'wasm-simd' })`, see lib.mjs loadKit). For each size and
+// `init({ backend: 'wasm-simd' })`, see bench/lib/kit.mjs loadKit). For each size and
 // each row: a digest check against @noble/hashes, then a batch size k so a
 // batch takes about --batch-ms. Then --rounds rounds; in each, every size
 // times one batch of every row, the instance that goes first rotating from
@@ -19,7 +19,11 @@
 // timed alongside for reference: it shows what the routing costs and does.
 import { parseArgs } from 'node:util';
 import { blake3 as noble } from '@noble/hashes/blake3.js';
-import { calibrate, fmtRate, fmtRatio, infoLines, KiB, loadKit, makeInput, mdTable, median, runInfo, sizeLabel, timeBatch, toHex, writeResults } from './lib.mjs';
+import { makeInput, toHex } from '../lib/data.mjs';
+import { fmtRate, fmtRatio, KiB, mdTable, sizeLabel } from '../lib/format.mjs';
+import { loadKit } from '../lib/kit.mjs';
+import { infoLines, runInfo, writeNativeResults } from '../lib/record.mjs';
+import { calibrate, median, timeBatch } from '../lib/timing.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,7 +46,7 @@ const SIZES = [
   24 * KiB, 32 * KiB - 1, 32 * KiB, 64 * KiB,
 ];
 
-const info = runInfo('crossover.mjs');
+const info = runInfo('native/crossover.mjs');
 const native = await loadKit('native');
 const wasm = await loadKit('wasm-simd');
 const auto = await loadKit('auto');
@@ -151,4 +155,4 @@ const md = [
   ...tables,
 ].join('\n');
 console.log(`\n${md}`);
-console.log(`\ncrossover: wrote ${writeResults('crossover', md, { ...info, nativeStatus: { ...status, error: status.error?.message }, rounds, batchMs, sizes: SIZES, nativeThreshold: threshold, results, samplesNs: cells.map((c) => ({ size: c.size, row: c.row.id, k: c.k, ns: c.ns })) })}`);
+console.log(`\ncrossover: wrote ${writeNativeResults('crossover', md, { ...info, nativeStatus: { ...status, error: status.error?.message }, rounds, batchMs, sizes: SIZES, nativeThreshold: threshold, results, samplesNs: cells.map((c) => ({ size: c.size, row: c.row.id, k: c.k, ns: c.ns })) })}`);

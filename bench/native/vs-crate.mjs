@@ -19,7 +19,12 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchDir, calibrate, fmtRate, fmtRatio, infoLines, KiB, loadKit, makeInput, mdTable, median, MiB, runInfo, sizeLabel, timeBatch, toHex, writeResults } from './lib.mjs';
+import { benchDir } from '../lib/build.mjs';
+import { makeInput, toHex } from '../lib/data.mjs';
+import { fmtRate, fmtRatio, KiB, mdTable, MiB, sizeLabel } from '../lib/format.mjs';
+import { loadKit } from '../lib/kit.mjs';
+import { infoLines, runInfo, writeNativeResults } from '../lib/record.mjs';
+import { calibrate, median, timeBatch } from '../lib/timing.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,7 +38,7 @@ const SIZES = [64, 256, KiB, 4 * KiB, 16 * KiB, 64 * KiB, MiB, 16 * MiB, 64 * Mi
 /** The crate comparison (the target) is about these; smaller ones are shown for the call overhead. */
 const CRATE_FROM = 64 * KiB;
 
-const info = runInfo('vs-crate.mjs');
+const info = runInfo('native/vs-crate.mjs');
 const manifest = join(benchDir, 'rayon-ref', 'Cargo.toml');
 execFileSync('cargo', ['build', '-q', '--release', '--manifest-path', manifest, '--bin', 'native-ref'], { stdio: 'inherit' });
 const refBin = join(benchDir, 'rayon-ref', 'target', 'release', 'native-ref');
@@ -163,4 +168,4 @@ const md = [
   '',
 ].join('\n');
 console.log(`\n${md}`);
-console.log(`vs-crate: wrote ${writeResults('vs-crate', md, { ...info, nativeStatus: { ...status, error: status.error?.message }, rounds, batchMs, results, samples: SIZES.map((size) => { const e = cells.get(size); return { size, crate: e.crate, rows: Object.fromEntries(Object.entries(e.rows).map(([id, c]) => [id, { k: c.k, mbps: c.mbps }])) }; }) })}`);
+console.log(`vs-crate: wrote ${writeNativeResults('vs-crate', md, { ...info, nativeStatus: { ...status, error: status.error?.message }, rounds, batchMs, results, samples: SIZES.map((size) => { const e = cells.get(size); return { size, crate: e.crate, rows: Object.fromEntries(Object.entries(e.rows).map(([id, c]) => [id, { k: c.k, mbps: c.mbps }])) }; }) })}`);

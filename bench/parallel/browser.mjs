@@ -8,15 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright';
 import { serve } from '../../examples/serve.mjs';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
+import { MiB } from '../lib/format.mjs';
+import { resultsDir } from '../lib/record.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const quick = process.argv.includes('--quick');
 const runs = quick ? 3 : 5;
-const MiB = 1 << 20;
 
 /** Resident memory of every chromium process, in bytes. */
 function chromiumRss() {
@@ -75,4 +74,4 @@ try {
   await browser.close();
   rmSync(dir, { recursive: true, force: true });
 }
-writeFileSync(join(root, 'bench/results/parallel-chromium.json'), JSON.stringify(report, null, 2));
+writeFileSync(join(resultsDir, 'parallel-chromium.json'), JSON.stringify(report, null, 2));

@@ -9,43 +9,28 @@ import { execFileSync } from 'node:child_process';
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { filled } from './fill.mjs';
+import { repoDir } from '../lib/build.mjs';
+import { makeInput } from '../lib/data.mjs';
+import { MiB } from '../lib/format.mjs';
+import { resultsDir } from '../lib/record.mjs';
+import { medianMs } from '../lib/timing.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const quick = process.argv.includes('--quick');
-const b3 = await import(join(root, 'dist/node.js'));
+const b3 = await import(join(repoDir, 'dist/node.js'));
 // wasm-simd forced: the worker speedups are over single-thread wasm, and with
 // the addon loaded the default backend would send hashParallel to native.
 await b3.init({ backend: 'wasm-simd' });
-const MiB = 1 << 20;
 const runs = quick ? 3 : 7;
 const cores = availableParallelism();
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
-}
-
-
-async function time(fn) {
-  await fn(); // warm-up (and worker start-up)
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
-}
+const time = (fn) => medianMs(fn, runs);
 
 const rate = (bytes, ms) => bytes / MiB / (ms / 1000);
 const report = { machine: { cpu: cpus()[0]?.model, cores, node: process.version, date: new Date().toISOString(), command: `node --expose-gc bench/parallel/node.mjs${quick ? ' --quick' : ''}` }, speedups: [], threshold: [], stream: undefined, rayon: [] };
 
 // Native reference: what multithreading gives on this machine right now.
-const manifest = join(root, 'bench/rayon-ref/Cargo.toml');
+const manifest = join(repoDir, 'bench/rayon-ref/Cargo.toml');
 execFileSync('cargo', ['build', '-q', '--release', '--manifest-path', manifest], { stdio: 'inherit' });
-const rayonOut = execFileSync(join(root, 'bench/rayon-ref/target/release/blake3-kit-rayon-ref'), quick ? ['16'] : ['16', '256'], { encoding: 'utf8' });
+const rayonOut = execFileSync(join(repoDir, 'bench/rayon-ref/target/release/blake3-kit-rayon-ref'), quick ? ['16'] : ['16', '256'], { encoding: 'utf8' });
 report.rayon = rayonOut.trim().split('\n').map((line) => JSON.parse(line));
 
 const workerCounts = [...new Set([1, 2, cores])];
@@ -55,7 +40,7 @@ for (const mib of quick ? [16] : [16, 256]) {
     [false, 'shared', 'ArrayBuffer, pieces copied into SharedArrayBuffers'],
     [true, 'transfer', 'SharedArrayBuffer, not copied'],
   ]) {
-    const input = filled(mib * MiB, shared);
+    const input = makeInput(mib * MiB, shared);
     const serial = await time(() => b3.hash(input));
     const row = { mib, input: label, serialMBs: rate(input.length, serial), workers: {} };
     for (const workers of workerCounts) {
@@ -71,7 +56,7 @@ for (const mib of quick ? [16] : [16, 256]) {
 // Where workers start to pay: serial against all workers, per size.
 b3.configureParallel({ workers: 0, threshold: 0, transport: 'transfer' });
 for (const kib of quick ? [256, 1024, 4096] : [128, 256, 512, 1024, 2048, 4096, 8192]) {
-  const input = filled(kib * 1024, false);
+  const input = makeInput(kib * 1024, false);
   const serial = await time(() => b3.hash(input));
   const parallel = await time(() => b3.hashParallel(input));
   const row = { kib, serialMs: serial, parallelMs: parallel, ratio: serial / parallel };
@@ -84,7 +69,7 @@ const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-pbench-'));
 try {
   const mib = quick ? 64 : 256;
   const path = join(dir, 'stream.bin');
-  writeFileSync(path, filled(mib * MiB, false));
+  writeFileSync(path, makeInput(mib * MiB, false));
   b3.configureParallel({ workers: 0, threshold: 1 << 20 });
   globalThis.gc?.();
   const base = process.memoryUsage().rss;
@@ -92,7 +77,7 @@ try {
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
   const streamMs = await time(() => b3.hashStream(createReadStream(path, { highWaterMark: MiB })));
   clearInterval(sampler);
-  const input = filled(mib * MiB, false);
+  const input = makeInput(mib * MiB, false);
   const inMemory = await time(() => b3.hashParallel(input));
   report.stream = { mib, MBs: rate(mib * MiB, streamMs), inMemoryMBs: rate(mib * MiB, inMemory), ratio: inMemory / streamMs, peakRssGrowthMiB: (peak - base) / MiB };
   console.log(JSON.stringify(report.stream));
@@ -100,8 +85,8 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-mkdirSync(join(root, 'bench/results'), { recursive: true });
-writeFileSync(join(root, 'bench/results/parallel-node.json'), JSON.stringify(report, null, 2));
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, 'parallel-node.json'), JSON.stringify(report, null, 2));
 const fmt = (x) => x.toFixed(0);
 console.log(`\n| size | input | 1 thread MB/s | ${workerCounts.map((w) => `${w} worker${w > 1 ? 's' : ''}`).join(' | ')} |`);
 console.log(`|---|---|---:|${workerCounts.map(() => '---:').join('|')}|`);
