@@ -6,7 +6,7 @@ import { flavour } from '../shared/setup.js';
 // cross-origin isolated (pieces are shared), the scalar one is not (pieces
 // are transferred), so both transports are covered.
 const lib = await import(/* @vite-ignore */ '/dist/browser.js');
-await lib.init({ flavour });
+await lib.init({ backend: `wasm-${flavour}` });
 parallelSuite(lib, {
   dyingWorker: new URL('./workers/dying-worker.js', import.meta.url),
   brokenWorker: new URL('./workers/broken-worker.js', import.meta.url),

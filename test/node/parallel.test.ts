@@ -9,7 +9,7 @@ import { flavour, pattern } from '../shared/setup.js';
 
 // The built package: workers run dist/worker-node.js.
 const lib = await import('../../dist/node.js');
-await lib.init({ flavour });
+await lib.init({ backend: `wasm-${flavour}` });
 parallelSuite(lib as never, {
   dyingWorker: new URL('./workers/dying-worker.mjs', import.meta.url),
   brokenWorker: new URL('./workers/broken-worker.mjs', import.meta.url),

@@ -17,8 +17,8 @@ export const backend = inject('backend');
 const expected = { native: 'native', auto: 'native+wasm-simd', 'wasm-simd': 'wasm-simd', 'wasm-scalar': 'wasm-scalar' };
 
 export async function load() {
-  // Browsers have only wasm; Node's init takes the backend too.
-  const b3 = await init((backend.startsWith('wasm') ? { flavour } : { backend }) as never);
+  // Every platform takes the backend: browsers the wasm ones.
+  const b3 = await init({ backend } as never);
   expect(b3.backend).toBe(expected[backend]);
   return b3;
 }
