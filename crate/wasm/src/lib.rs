@@ -26,9 +26,9 @@ use wasm_bindgen::prelude::wasm_bindgen;
 pub mod kernel;
 pub mod memory;
 pub mod slots;
-pub mod tree;
 #[cfg(test)]
 mod tests;
+pub mod tree;
 
 use kernel::{Kernel, Words, CHUNK_LEN, DERIVE_KEY_CONTEXT, DERIVE_KEY_MATERIAL, IV, KEYED_HASH};
 use memory::{staged, STAGING, STAGING_LEN};

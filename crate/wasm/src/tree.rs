@@ -129,13 +129,7 @@ impl ChunkState {
         let mut block = [0u8; BLOCK_LEN];
         let len = (self.buf_len as usize).min(BLOCK_LEN);
         block[..len].copy_from_slice(&self.buf[..len]);
-        Output {
-            cv: self.cv,
-            block,
-            block_len: self.buf_len as u32,
-            counter: self.counter,
-            flags: self.block_flags() | CHUNK_END,
-        }
+        Output { cv: self.cv, block, block_len: self.buf_len as u32, counter: self.counter, flags: self.block_flags() | CHUNK_END }
     }
 }
 
