@@ -259,7 +259,7 @@ exports! {
         let slots = slots();
         let live = match slots.load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         let offset = u64_from(offset_lo, offset_hi);
-        if offset % CHUNK_LEN as u64 != 0 { return E_ALIGN }
+        if !offset.is_multiple_of(CHUNK_LEN as u64) { return E_ALIGN }
         if live.hasher.count() != 0 || live.subtree_max.is_some() { return E_STATE }
         live.hasher.set_input_offset(offset);
         // The subtree at a non-zero offset holds at most as many chunks as the
