@@ -159,7 +159,9 @@ if (processes > 0) {
     if (p % 2) order.reverse();
     for (const i of order) {
       const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2), '--child', String(i)], { encoding: 'utf8' });
-      JSON.parse(out).forEach((rate, s) => perVariant[i][s].push(rate));
+      JSON.parse(out).forEach((rate, s) => {
+        perVariant[i][s].push(rate);
+      });
     }
   }
   meds = sizes.map((_, s) => variants.map((_, i) => median(perVariant[i][s])));
@@ -169,7 +171,7 @@ if (processes > 0) {
 
 const where = processes > 0 ? `${processes} alternating child processes per variant, each` : 'one process,';
 console.log(`node ${process.version}, ${where} ${rounds} alternating rounds of ~${BATCH_MS} ms per size; MB/s medians`);
-variants.forEach((v, i) => console.log(`  ${String.fromCharCode(65 + i)}: ${v.name}`));
+for (const [i, v] of variants.entries()) console.log(`  ${String.fromCharCode(65 + i)}: ${v.name}`);
 const header = ['size', ...variants.map((_, i) => String.fromCharCode(65 + i)), ...variants.slice(1).map((_, i) => `${String.fromCharCode(66 + i)}/A`)];
 const rows = [header];
 sizes.forEach((size, s) => {

@@ -85,4 +85,4 @@ export function buildNative() {
   return { path: relative(root, output), bytes: size };
 }
 
-if (isMain(import.meta.url)) main(buildNative);
+if (isMain(import.meta.url)) await main(buildNative);

@@ -262,5 +262,5 @@ if (isMain(import.meta.url)) {
     console.error(`usage: build-wasm.mjs [${Object.keys(FLAVOURS).join('|')}]...`);
     process.exit(2);
   }
-  main(() => buildWasm(args.length ? args : undefined));
+  await main(() => buildWasm(args.length ? args : undefined));
 }

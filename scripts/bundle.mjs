@@ -44,4 +44,4 @@ export async function bundle() {
   ]);
 }
 
-if (isMain(import.meta.url)) main(bundle);
+if (isMain(import.meta.url)) await main(bundle);

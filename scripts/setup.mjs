@@ -54,6 +54,16 @@ function rustTarget(target) {
   run('rustup', ['target', 'add', target]);
 }
 
+/** rustup components (rustfmt, clippy: the test run's static checks). */
+function rustComponents(names) {
+  const installed = capture('rustup', ['component', 'list', '--installed'])?.stdout.split('\n') ?? [];
+  // Listed with the host triple appended: `clippy-x86_64-unknown-linux-gnu`.
+  const missing = names.filter((name) => !installed.some((line) => line.startsWith(`${name}-`)));
+  if (!missing.length) return say('rust tools', `${names.join(', ')} installed`);
+  say('rust tools', `rustup component add ${missing.join(' ')}`);
+  run('rustup', ['component', 'add', ...missing]);
+}
+
 function wasmBindgen() {
   // The CLI must match the wasm-bindgen crate exactly, or it refuses the module.
   const manifest = readFileSync(at('crate', 'Cargo.toml'), 'utf8');
@@ -171,10 +181,11 @@ function typescript() {
   run('npm', ['run', '--silent', 'build:ts']);
 }
 
-main(async () => {
+await main(async () => {
   npmDeps();
   requireRust();
   rustTarget('wasm32-unknown-unknown');
+  rustComponents(['rustfmt', 'clippy']);
   wasmBindgen();
   if (forBrowser) chromium();
   if (forTests) b3sum();

@@ -1,10 +1,12 @@
-// The whole test suite (`npm test`, after `pretest` ran setup --test):
-// Rust unit tests (natively, then the native addon's core for aarch64 under
-// qemu), then the shared JS suite in Node and in Chromium, each against both
-// wasm flavours. Every step runs even if an earlier one failed, so one run
-// shows everything that is broken.
+// The whole test suite (`npm test`, after `pretest` ran setup --test): the
+// static checks first (Biome's lint and format check of the TypeScript and
+// JavaScript, cargo fmt --check, cargo clippy -D warnings), then Rust unit
+// tests (natively, then the native addon's core for aarch64 under qemu), then
+// the shared JS suite in Node and in Chromium, each against both wasm
+// flavours. Every step runs even if an earlier one failed, so one run shows
+// everything that is broken.
 //
-//   node scripts/test.mjs [--only rust|aarch64|node|browser]...
+//   node scripts/test.mjs [--only lint|rustfmt|clippy|rust|aarch64|node|browser]...
 //
 // The last line is always `tests: N passed, M failed[, K skipped]`.
 import { spawnSync } from 'node:child_process';
@@ -12,18 +14,59 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CROSS, cargoBuildArgs } from './build-native.mjs';
+import { FLAVOURS } from './build-wasm.mjs';
 import { root, spawnCollect, table } from './lib.mjs';
 
 const vitestBin = join(root, 'node_modules', '.bin', 'vitest');
+const biomeBin = join(root, 'node_modules', '.bin', 'biome');
+const manifest = join(root, 'crate', 'Cargo.toml');
 
 const AARCH64 = 'aarch64-unknown-linux-gnu';
 
 const STEPS = {
+  lint: { label: 'lint, format (biome)', run: () => checks([biomeCheck('lint'), biomeCheck('format')]) },
+  rustfmt: { label: 'cargo fmt --check', run: () => checks([['cargo', ['fmt', '--manifest-path', manifest, '--all', '--check']]]) },
+  clippy: { label: 'cargo clippy (host, wasm32 x2)', run: () => checks(clippyRuns()) },
   rust: { label: 'rust (cargo test)', run: () => cargoTest(['--workspace']) },
   aarch64: { label: 'rust aarch64 (qemu)', run: aarch64 },
   node: { label: 'node (wasm simd, scalar; native; auto)', run: () => vitest('node', ['node-simd', 'node-scalar', 'node-native', 'node-auto']) },
   browser: { label: 'chromium (simd, scalar)', run: () => vitest('browser', ['chromium-simd', 'chromium-scalar']) },
 };
+
+// Static checks: each command is one test, passed when it exits 0.
+async function checks(commands) {
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  let error;
+  for (const [cmd, args, env] of commands) {
+    console.log(`$ ${[cmd, ...args].join(' ')}`);
+    const r = await spawnCollect(cmd, args, { env, collect: false });
+    counts[r.code === 0 ? 'passed' : 'failed']++;
+    error ??= r.error;
+  }
+  return { ok: counts.failed === 0, ...counts, error };
+}
+
+// Every diagnostic rather than Biome's first 20: one run shows everything.
+const biomeCheck = (command) => [biomeBin, [command, '--max-diagnostics=none']];
+
+/**
+ * Clippy over the host workspace (every target: libs, tests, examples), then
+ * the wasm crate's library as scripts/build-wasm.mjs builds it, in each
+ * flavour: the simd128 kernel is compiled only there. Tests and examples of
+ * the wasm crate are host-only (they need std). Each flavour checks in the
+ * target dir its build uses, with the same RUSTFLAGS, so it reuses that
+ * build's dependencies instead of evicting them.
+ */
+function clippyRuns() {
+  const deny = ['--', '-D', 'warnings'];
+  const host = ['cargo', ['clippy', '--manifest-path', manifest, '--workspace', '--all-targets', ...deny]];
+  const wasm = Object.entries(FLAVOURS).map(([flavour, { cargoArgs, rustflags }]) => [
+    'cargo',
+    ['clippy', '--manifest-path', manifest, '--target', 'wasm32-unknown-unknown', '-p', 'blake3-kit-wasm', '--lib', ...cargoArgs, ...deny],
+    { RUSTFLAGS: rustflags, CARGO_ENCODED_RUSTFLAGS: undefined, CARGO_TARGET_DIR: join(root, 'crate', 'target', flavour) },
+  ]);
+  return [host, ...wasm];
+}
 
 async function cargoTest(select, env = {}) {
   // --no-fail-fast: a failing test binary would otherwise hide the others' results.
@@ -32,6 +75,7 @@ async function cargoTest(select, env = {}) {
   if (process.stdout.isTTY) env = { CARGO_TERM_COLOR: 'always', ...env };
   const r = await spawnCollect('cargo', args, { env });
   const counts = { passed: 0, failed: 0, skipped: 0 };
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes removed here.
   const plain = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
   for (const m of plain.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/g)) {
     counts.passed += Number(m[1]);

@@ -20,7 +20,7 @@ export async function generateVectors() {
 }
 
 if (isMain(import.meta.url)) {
-  main(async () => {
+  await main(async () => {
     const fresh = await generateVectors();
     if (process.argv.includes('--write')) {
       writeFileSync(`${vectorsPath}.tmp`, fresh);

@@ -60,7 +60,7 @@ export function backend(): Backend | undefined {
 
 /** Whether the addon serves large inputs (the native and routed backends). */
 export function nativeInUse(): boolean {
-  return active !== undefined && active.startsWith('native');
+  return active?.startsWith('native') ?? false;
 }
 
 /** What was asked for: whether to load the addon, and which wasm flavour. */

@@ -42,5 +42,5 @@ drop.addEventListener('drop', (event) => {
   event.preventDefault();
   drop.classList.remove('over');
   const file = event.dataTransfer.files[0];
-  if (file) hashFile(file);
+  if (file) void hashFile(file); // it shows its own failures
 });

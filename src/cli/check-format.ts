@@ -51,14 +51,14 @@ export function parseCheckLine(line: string): CheckLine {
   }
   if (hex.length !== 64) throw new Error('Invalid hash length');
   if (!HEX.test(hex)) throw new Error('Invalid hex');
-  const path = escaped ? unescape(printed) : printed;
+  const path = escaped ? unescapePath(printed) : printed;
   if (path.length === 0) throw new Error('empty file path');
   if (path.includes('\0')) throw new Error('Null character in path');
   if (path.includes('\ufffd')) throw new Error('Unicode replacement character in path');
   return { shown: escaped ? `\\${printed}` : printed, path, expectedHex: hex };
 }
 
-function unescape(text: string): string {
+function unescapePath(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const c = text[i];

@@ -76,7 +76,7 @@ async function feed(path: string, hasher: Blake3Hasher, options: Options): Promi
       return;
     }
     const buffer = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
-    for (let read; (read = readSync(fd, buffer, 0, READ_SIZE, null)) > 0; ) {
+    for (let read: number; (read = readSync(fd, buffer, 0, READ_SIZE, null)) > 0; ) {
       hasher.update(buffer.subarray(0, read));
       progress?.advance(read);
     }
@@ -96,7 +96,10 @@ function writeOutput(hasher: Blake3Hasher, path: string, options: Options): void
       left -= BigInt(size);
     }
   };
-  if (options.raw) return pieces((bytes) => out(bytes));
+  if (options.raw) {
+    pieces((bytes) => out(bytes));
+    return;
+  }
   if (options.noNames) {
     pieces((bytes) => out(toHex(bytes)));
     out('\n');
@@ -145,7 +148,7 @@ async function checkFiles(b3: Blake3, options: Options): Promise<number> {
     const lines = decoder.decode(checkfile === '-' ? await readStdin() : readFileSync(checkfile)).split('\n');
     if (lines.at(-1) === '') lines.pop();
     for (const line of lines) {
-      let parsed;
+      let parsed: ReturnType<typeof parseCheckLine>;
       try {
         parsed = parseCheckLine(line);
       } catch (error) {
@@ -178,7 +181,7 @@ async function checkFiles(b3: Blake3, options: Options): Promise<number> {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let options;
+  let options: ReturnType<typeof parseOptions>;
   try {
     options = parseOptions(argv);
   } catch (error) {

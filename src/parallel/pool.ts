@@ -168,14 +168,18 @@ export class WorkerPool {
   #onMessage(member: Member, message: FromWorker): void {
     if (!this.#members.includes(member)) return; // a late answer from a worker already given up on
     const problem = malformed(message, member);
-    if (problem !== undefined) return this.#onMalformed(member, problem);
+    if (problem !== undefined) {
+      this.#onMalformed(member, problem);
+      return;
+    }
     switch (message.type) {
       case 'ready':
         member.ready = true;
         this.#spawnFailures = 0;
         return;
       case 'init-failed':
-        return this.#onFailure(member, new Error(`blake3-kit: a worker could not load the wasm module: ${message.message}`));
+        this.#onFailure(member, new Error(`blake3-kit: a worker could not load the wasm module: ${message.message}`));
+        return;
       case 'done':
       case 'failed': {
         const job = member.jobs.get(message.id)!;
@@ -227,7 +231,10 @@ export class WorkerPool {
 
   #fallBack(job: Job, error: Error): void {
     clearTimeout(job.timer);
-    if (!job.fallback) return job.reject(error);
+    if (!job.fallback) {
+      job.reject(error);
+      return;
+    }
     this.stats.fallbacks++;
     Promise.resolve()
       .then(job.fallback)

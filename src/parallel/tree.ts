@@ -83,7 +83,8 @@ export async function runTree(
           failure ??= error;
         });
       running.add(task);
-      task.finally(() => running.delete(task));
+      // `task` never rejects (its .catch above keeps the failure), so neither does this.
+      void task.finally(() => running.delete(task));
       while (running.size >= limit) await abortable(Promise.race(running), signal);
     }
     signal?.throwIfAborted();

@@ -27,7 +27,7 @@ function viaPieces(input: Uint8Array, pieceLength: number, m: (typeof modes)[num
   return rootFromPieces(m.mode, m.key, cvs, pieceLength, input.length, outLength);
 }
 
-describe.each(modes)('subtrees in $name mode (seed ' + seed + ')', (m) => {
+describe.each(modes)(`subtrees in $name mode (seed ${seed})`, (m) => {
   it('match serial hashing around piece boundaries, with extended output', () => {
     const piece = 4096;
     const input = pattern(piece * 9 + 1025, 3);

@@ -186,9 +186,7 @@ impl Guard {
         if bytes.is_empty() || !ours() {
             return None;
         }
-        let slot = REGISTRY
-            .iter()
-            .find(|s| s.taken.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_ok())?;
+        let slot = REGISTRY.iter().find(|s| s.taken.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_ok())?;
         slot.faulted.store(false, Ordering::Relaxed);
         let range = bytes.as_ptr_range();
         write(slot, range.start as usize, range.end as usize);

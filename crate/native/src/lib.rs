@@ -15,8 +15,8 @@ mod pool;
 
 pub use cpu::cpu_features;
 pub use error::{ArgKind, Error, InvalidArg};
-pub use guard::reclaim as reclaim_sigbus;
 pub use file::{hash_file, update_from_fd, MMAP_MIN, READ_BUF};
+pub use guard::reclaim as reclaim_sigbus;
 pub use mode::{context_key, fill, hash_into, new_hasher, Mode, KEY_LEN, MAX_OUTPUT};
 pub use pool::{set_threads, threads, update, Pool, MAX_THREADS, RAYON_MIN};
 

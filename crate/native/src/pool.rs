@@ -69,11 +69,7 @@ impl Pool {
         }
         self.rayon
             .get_or_init(|| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(self.threads)
-                    .thread_name(|i| format!("blake3-kit-{i}"))
-                    .build()
-                    .ok()
+                rayon::ThreadPoolBuilder::new().num_threads(self.threads).thread_name(|i| format!("blake3-kit-{i}")).build().ok()
             })
             .as_ref()
     }
@@ -117,8 +113,7 @@ pub fn current() -> Arc<Pool> {
         return pool.clone();
     }
     let mut slot = CURRENT.write().unwrap_or_else(|e| e.into_inner());
-    slot.get_or_insert_with(|| Arc::new(Pool::new(0).unwrap_or(Pool { threads: 1, rayon: OnceLock::new() })))
-        .clone()
+    slot.get_or_insert_with(|| Arc::new(Pool::new(0).unwrap_or(Pool { threads: 1, rayon: OnceLock::new() }))).clone()
 }
 
 /// Replaces the process-wide pool: 0 = one thread per core, 1 = single-threaded.

@@ -92,7 +92,9 @@ fn fd_errors() {
     let tmp = TempFile::new("far", b"abc");
     let file = File::open(&tmp.0).unwrap();
     for mmap in [false, true] {
-        let Err(Error::Io(e)) = update_from_fd(&mut hasher, file.as_raw_fd(), u64::MAX - 5, 2 * MMAP_MIN, mmap) else { panic!("expected an io error") };
+        let Err(Error::Io(e)) = update_from_fd(&mut hasher, file.as_raw_fd(), u64::MAX - 5, 2 * MMAP_MIN, mmap) else {
+            panic!("expected an io error")
+        };
         assert_eq!(e.raw_os_error(), Some(libc::EINVAL), "EINVAL: {e}");
     }
 }

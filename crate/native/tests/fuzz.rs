@@ -19,8 +19,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use blake3_kit_native::blake3::{self, hazmat};
 use blake3_kit_native::{
-    context_key, fill, hash_file, hash_into, new_hasher, set_threads, threads, update, update_from_fd, ArgKind, Error,
-    Pool, MAX_OUTPUT, MAX_THREADS, RAYON_MIN,
+    context_key, fill, hash_file, hash_into, new_hasher, set_threads, threads, update, update_from_fd, ArgKind, Error, Pool, MAX_OUTPUT,
+    MAX_THREADS, RAYON_MIN,
 };
 
 const DEFAULT_SEED: u64 = 0xbb67_ae85_84ca_a73b;

@@ -52,7 +52,13 @@ fn official_vectors_split_updates_with_and_without_threads() {
             for pool in &pools {
                 for pieces in [1, 2, 7] {
                     let out = split_hash(pool, mode, &input, &mut rng, pieces);
-                    assert_eq!(out, case.outputs[mode as usize], "len {} mode {mode} threads {} pieces {pieces}", case.input_len, pool.threads());
+                    assert_eq!(
+                        out,
+                        case.outputs[mode as usize],
+                        "len {} mode {mode} threads {} pieces {pieces}",
+                        case.input_len,
+                        pool.threads()
+                    );
                 }
             }
         }

@@ -31,9 +31,9 @@ impl NativeHasher {
     }
 
     fn state(&self, env: &Env) -> Result<&Arc<Mutex<Hasher>>> {
-        self.state.as_ref().ok_or_else(|| {
-            Error::from(JsError::from(Error::new("ERR_INVALID_STATE", "this hasher has been freed")).into_unknown(*env))
-        })
+        self.state
+            .as_ref()
+            .ok_or_else(|| Error::from(JsError::from(Error::new("ERR_INVALID_STATE", "this hasher has been freed")).into_unknown(*env)))
     }
 
     /// Runs `f` on the state now, or throws if an async task has it: never
@@ -79,8 +79,7 @@ impl NativeHasher {
         let hi = integer(env, "positionHi", position_hi, u32::MAX as f64)?;
         // SAFETY: the only live reference to out's bytes; the hasher is ours.
         let out = unsafe { out.as_mut() };
-        self.now(env, |hasher| fill(hasher, (hi << 32) | lo, out))?
-            .map_err(|e| invalid_arg(env, e))
+        self.now(env, |hasher| fill(hasher, (hi << 32) | lo, out))?.map_err(|e| invalid_arg(env, e))
     }
 
     /// Drops the state now; later calls throw. A running task keeps its own

@@ -126,8 +126,7 @@ impl TaskInput {
     pub fn new(env: &Env, value: Unknown, name: &str) -> Result<TaskInput> {
         let not_bytes = || crate::errors::type_error(env, format!("{name} must be a Uint8Array"));
         let (raw_env, raw) = (env.raw(), value.value().value);
-        let (mut kind, mut length, mut data, mut buffer, mut offset) =
-            (0, 0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
+        let (mut kind, mut length, mut data, mut buffer, mut offset) = (0, 0usize, std::ptr::null_mut(), std::ptr::null_mut(), 0usize);
         // SAFETY: live values of this env; the out-pointers are ours.
         let status = unsafe { sys::napi_get_typedarray_info(raw_env, raw, &mut kind, &mut length, &mut data, &mut buffer, &mut offset) };
         if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {

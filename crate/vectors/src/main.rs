@@ -16,8 +16,8 @@ const OUTPUT_LEN: usize = 131;
 /// The official file's 35 input lengths: around the block (64) and chunk
 /// (1024) sizes, several chunk counts, and a tree deeper than any SIMD degree.
 const LENGTHS: [usize; 35] = [
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 63, 64, 65, 127, 128, 129, 1023, 1024, 1025, 2048, 2049, 3072,
-    3073, 4096, 4097, 5120, 5121, 6144, 6145, 7168, 7169, 8192, 8193, 16384, 31744, 102400,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 63, 64, 65, 127, 128, 129, 1023, 1024, 1025, 2048, 2049, 3072, 3073, 4096, 4097, 5120, 5121, 6144, 6145,
+    7168, 7169, 8192, 8193, 16384, 31744, 102400,
 ];
 
 fn xof_hex(mut hasher: blake3::Hasher, input: &[u8]) -> String {
@@ -71,16 +71,8 @@ fn main() {
         json.push_str("    {\n");
         let _ = writeln!(json, "      \"input_len\": {len},");
         let _ = writeln!(json, "      \"hash\": \"{}\",", xof_hex(blake3::Hasher::new(), &input));
-        let _ = writeln!(
-            json,
-            "      \"keyed_hash\": \"{}\",",
-            xof_hex(blake3::Hasher::new_keyed(KEY), &input)
-        );
-        let _ = writeln!(
-            json,
-            "      \"derive_key\": \"{}\"",
-            xof_hex(blake3::Hasher::new_derive_key(CONTEXT), &input)
-        );
+        let _ = writeln!(json, "      \"keyed_hash\": \"{}\",", xof_hex(blake3::Hasher::new_keyed(KEY), &input));
+        let _ = writeln!(json, "      \"derive_key\": \"{}\"", xof_hex(blake3::Hasher::new_derive_key(CONTEXT), &input));
         json.push_str(if i + 1 < LENGTHS.len() { "    },\n" } else { "    }\n" });
     }
     json.push_str("  ]\n}\n");

@@ -26,9 +26,9 @@ use wasm_bindgen::prelude::wasm_bindgen;
 pub mod kernel;
 pub mod memory;
 pub mod slots;
-pub mod tree;
 #[cfg(test)]
 mod tests;
+pub mod tree;
 
 use kernel::{Kernel, Words, CHUNK_LEN, DERIVE_KEY_CONTEXT, DERIVE_KEY_MATERIAL, IV, KEYED_HASH};
 use memory::{staged, STAGING, STAGING_LEN};
@@ -259,7 +259,7 @@ exports! {
         let slots = slots();
         let live = match slots.load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         let offset = u64_from(offset_lo, offset_hi);
-        if offset % CHUNK_LEN as u64 != 0 { return E_ALIGN }
+        if !offset.is_multiple_of(CHUNK_LEN as u64) { return E_ALIGN }
         if live.hasher.count() != 0 || live.subtree_max.is_some() { return E_STATE }
         live.hasher.set_input_offset(offset);
         // The subtree at a non-zero offset holds at most as many chunks as the

@@ -216,6 +216,14 @@ pub enum SlotError {
     OutOfMemory,
 }
 
+// `new` is const because the one instance is a static (lib.rs); Default,
+// which can't be const, is for everyone else.
+impl Default for Slots {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Slots {
     pub const fn new() -> Self {
         Slots { heads: Arena::new(), tails: Arena::new(), scratch: MaybeUninit::uninit(), scratch_valid: false }

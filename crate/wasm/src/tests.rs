@@ -396,7 +396,7 @@ fn random_lengths_and_update_splits_match_official() {
                 1 => rng.next() >> rng.below(64),
                 _ => u64::MAX - rng.below(5000),
             };
-            let out_len = (rng.below(300) as u64).min(u64::MAX - position) as usize;
+            let out_len = rng.below(300).min(u64::MAX - position) as usize;
             assert_eq!(hasher_finalize(slot, out_len as u32, position as u32, (position >> 32) as u32), OK);
             assert_eq!(read_staged(out_len), official_xof(&official, position, out_len), "mode {mode}, length {len}, XOF at {position}");
         }

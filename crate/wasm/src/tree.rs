@@ -83,6 +83,10 @@ impl ChunkState {
         BLOCK_LEN * self.blocks_compressed as usize + self.buf_len as usize
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     fn block_flags(&self) -> u32 {
         let start = if self.blocks_compressed == 0 { CHUNK_START } else { 0 };
         self.flags as u32 | start
@@ -129,13 +133,7 @@ impl ChunkState {
         let mut block = [0u8; BLOCK_LEN];
         let len = (self.buf_len as usize).min(BLOCK_LEN);
         block[..len].copy_from_slice(&self.buf[..len]);
-        Output {
-            cv: self.cv,
-            block,
-            block_len: self.buf_len as u32,
-            counter: self.counter,
-            flags: self.block_flags() | CHUNK_END,
-        }
+        Output { cv: self.cv, block, block_len: self.buf_len as u32, counter: self.counter, flags: self.block_flags() | CHUNK_END }
     }
 }
 
@@ -315,7 +313,7 @@ impl Hasher {
 
     pub fn update(&mut self, kernel: Kernel, mut input: &[u8]) {
         let flags = self.flags();
-        if self.chunk.len() > 0 {
+        if !self.chunk.is_empty() {
             let take = (CHUNK_LEN - self.chunk.len()).min(input.len());
             let (head, rest) = input.split_at(take);
             self.chunk.update(kernel, head);

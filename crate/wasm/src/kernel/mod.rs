@@ -23,9 +23,7 @@ pub const CHUNK_LEN: usize = 1024;
 /// A chaining value or key as eight little-endian words.
 pub type Words = [u32; 8];
 
-pub const IV: Words = [
-    0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
-];
+pub const IV: Words = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
 
 pub const CHUNK_START: u32 = 1 << 0;
 pub const CHUNK_END: u32 = 1 << 1;

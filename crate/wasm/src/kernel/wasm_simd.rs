@@ -90,12 +90,7 @@ impl Masks {
     #[inline(always)]
     fn load() -> Self {
         // SAFETY: reads of two immutable statics.
-        unsafe {
-            Masks {
-                rot8: core::ptr::read_volatile(&raw const ROT8_MASK),
-                rot16: core::ptr::read_volatile(&raw const ROT16_MASK),
-            }
-        }
+        unsafe { Masks { rot8: core::ptr::read_volatile(&raw const ROT8_MASK), rot16: core::ptr::read_volatile(&raw const ROT16_MASK) } }
     }
 }
 
@@ -134,16 +129,7 @@ fn round(v: &mut [v128; 16], m: &[v128; 16], r: usize, masks: &Masks) {
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn half_round(
-    v: &mut [v128; 16],
-    a: [usize; 4],
-    b: [usize; 4],
-    c: [usize; 4],
-    d: [usize; 4],
-    x: [v128; 4],
-    y: [v128; 4],
-    masks: &Masks,
-) {
+fn half_round(v: &mut [v128; 16], a: [usize; 4], b: [usize; 4], c: [usize; 4], d: [usize; 4], x: [v128; 4], y: [v128; 4], masks: &Masks) {
     for i in 0..4 {
         v[a[i]] = add(add(v[a[i]], x[i]), v[b[i]]);
     }
@@ -224,12 +210,7 @@ unsafe fn hash4(
     let step = increment as u64;
     let counters = [0, 1, 2, 3].map(|j| counter.wrapping_add(j * step));
     let counter_lo = u32x4(counters[0] as u32, counters[1] as u32, counters[2] as u32, counters[3] as u32);
-    let counter_hi = u32x4(
-        (counters[0] >> 32) as u32,
-        (counters[1] >> 32) as u32,
-        (counters[2] >> 32) as u32,
-        (counters[3] >> 32) as u32,
-    );
+    let counter_hi = u32x4((counters[0] >> 32) as u32, (counters[1] >> 32) as u32, (counters[2] >> 32) as u32, (counters[3] >> 32) as u32);
     let mut block_flags = flags | flags_start;
     for block in 0..blocks {
         if block + 1 == blocks {
