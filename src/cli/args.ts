@@ -102,6 +102,8 @@ class Parser {
   readonly files: Buffer[] = [];
   #pending: { spec: Spec; value?: Buffer } | undefined;
   #awaitingValue = false;
+  /** Files not yet checked: clap checks positionals, like options, late. */
+  #pendingFiles: Buffer[] = [];
 
   /** Records an argument, as clap's `react`; may end parsing with help. */
   take(spec: Spec, value: Buffer | undefined, form: 'short' | 'long'): Help | undefined {
@@ -142,8 +144,21 @@ class Parser {
     this.#awaitingValue = false;
   }
 
-  /** Settles the option waiting for its value; errors as clap does then. */
+  file(path: Buffer): void {
+    if (this.#pending) this.resolve();
+    this.#pendingFiles.push(path);
+  }
+
+  /** Settles the option waiting for its value, or the files given since the
+   * last option; errors as clap does then. */
   resolve(): void {
+    const files = this.#pendingFiles;
+    this.#pendingFiles = [];
+    for (const path of files) {
+      // clap's path parser takes any bytes but none.
+      if (path.length === 0) throw new UsageError("a value is required for '[FILE]...' but none was supplied", false);
+      this.files.push(path);
+    }
     const pending = this.#pending;
     if (!pending) return;
     this.#pending = undefined;
@@ -281,8 +296,7 @@ export function parseOptions(args: Buffer[]): Options | Help {
       parser.giveValue(arg);
       continue;
     }
-    parser.resolve();
-    parser.files.push(arg);
+    parser.file(arg);
   }
   parser.resolve();
   const given = [...parser.given.keys()];

@@ -6,7 +6,7 @@
 // buffer, whatever size it reports (procfs says 0, sysfs 4096). Memory stays
 // flat for any file size.
 
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants } from 'node:os';
 import { NativeHasher, configureParallel, init, toHex, type Blake3, type Blake3Hasher } from '../node.js';
 import { parseOptions, UsageError, type Options } from './args.js';
@@ -57,10 +57,19 @@ function describe(error: unknown): string {
 
 let readBuffer: Buffer | undefined;
 
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** Chunks of stdin, or of the file at `path`, read in order. */
+async function* chunks(path: Buffer): AsyncGenerator<Buffer> {
+  if (path.equals(STDIN)) {
+    for await (const chunk of process.stdin) yield chunk as Buffer;
+    return;
+  }
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    for (let read; (read = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) yield buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Feeds a file, or stdin for `-`, into `hasher`: all of its content, as b3sum does. */
@@ -139,10 +148,14 @@ function writeOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void
   out(options.tag ? `${mark}BLAKE3 (${text}) = ${hex()}\n` : `${mark}${hex()}  ${text}\n`);
 }
 
+/** At most 33 bytes, as b3sum reads: an endless stdin is no reason to hang. */
 async function readKey(): Promise<Uint8Array> {
-  const key = await readStdin();
+  let key = Buffer.alloc(0);
+  for await (const chunk of chunks(STDIN)) {
+    key = Buffer.concat([key, chunk]);
+    if (key.length > 32) throw new Error('read more than 32 key bytes from stdin');
+  }
   if (key.length < 32) throw new Error(`expected 32 key bytes from stdin, found ${key.length}`);
-  if (key.length > 32) throw new Error('read more than 32 key bytes from stdin');
   return key;
 }
 
@@ -171,21 +184,30 @@ async function hashFiles(options: Options, newHasher: () => Blake3Hasher): Promi
 
 const strictLine = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The checkfile's lines, each with its newline, as Rust's read_line gives
- * them: a line that is not UTF-8 ends the file with an error, after the
- * lines before it were checked. A BOM stays, and fails the first line. */
-function* lines(bytes: Buffer): Generator<string> {
-  for (let start = 0; start < bytes.length; ) {
-    const newline = bytes.indexOf(0x0a, start);
-    const end = newline < 0 ? bytes.length : newline + 1;
+/** The checkfile's lines, each with its newline, read as Rust's read_line
+ * reads them: one at a time, so output keeps pace with input; a line that is
+ * not UTF-8 ends the file with an error, after the lines before it were
+ * checked. A BOM stays, and fails the first line. */
+async function* lines(checkfile: Buffer): AsyncGenerator<string> {
+  const decode = (pieces: Buffer[]) => {
     try {
-      yield strictLine.decode(bytes.subarray(start, end));
-    } catch (error) {
-      if (error instanceof TypeError) throw new Error('stream did not contain valid UTF-8');
-      throw error;
+      return strictLine.decode(Buffer.concat(pieces));
+    } catch {
+      throw new Error('stream did not contain valid UTF-8');
     }
-    start = end;
+  };
+  // A line's pieces from earlier chunks (copied: chunks reuses its buffer).
+  let partial: Buffer[] = [];
+  for await (const chunk of chunks(checkfile)) {
+    let start = 0;
+    for (let newline; (newline = chunk.indexOf(0x0a, start)) >= 0; start = newline + 1) {
+      const line = decode([...partial, chunk.subarray(start, newline + 1)]);
+      partial = [];
+      yield line;
+    }
+    if (start < chunk.length) partial.push(Buffer.from(chunk.subarray(start)));
   }
+  if (partial.length > 0) yield decode(partial);
 }
 
 async function checkLine(b3: Blake3, line: string, options: Options): Promise<boolean> {
@@ -218,8 +240,7 @@ async function checkLine(b3: Blake3, line: string, options: Options): Promise<bo
 async function checkFiles(b3: Blake3, options: Options): Promise<number> {
   let failures = 0;
   for (const checkfile of options.files) {
-    const bytes = checkfile.equals(STDIN) ? await readStdin() : readFileSync(checkfile);
-    for (const line of lines(bytes)) {
+    for await (const line of lines(checkfile)) {
       if (!(await checkLine(b3, line, options))) failures++;
     }
   }
