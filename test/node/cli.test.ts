@@ -293,6 +293,8 @@ describe('blake3-kit CLI against b3sum: adversarial cases', () => {
     ['a flag given a value', { args: ['--tag=1', 'a'] }],
     ['an unknown option after a bad value', { args: ['-l', 'x', '--bogus'] }],
     ['-- then options as files', { args: ['--', '--tag'] }],
+    ['an empty file name', { args: ['a', '', 'a'] }],
+    ['an empty file name, then -V', { args: ['', '-V'] }],
     ['-h', { args: ['-h'] }],
     ['--help', { args: ['--help', '--bogus'] }],
     ['a name that is not UTF-8 and missing', { args: [oddNames.missing, 'a'] }],
@@ -363,6 +365,21 @@ describe('blake3-kit CLI against b3sum: adversarial cases', () => {
     const mine = piped(ours, raw);
     expect(mine.status).toBe(theirs.status);
     expect(mine.stderr).toBe(normalise(theirs.stderr));
+  });
+
+  it('reads at most 33 key bytes from an endless stdin, as b3sum does', () => {
+    const endless = (command: string) =>
+      spawnSync('bash', ['-c', `yes | ${command} --keyed a`], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, RUST_BACKTRACE: '0' },
+        timeout: 30_000,
+        killSignal: 'SIGKILL',
+      });
+    const theirs = endless('b3sum');
+    const ours = endless(`${bashQuote(process.execPath)} ${bashQuote(cli)}`);
+    expect(ours.status).toBe(theirs.status);
+    expect(ours.stderr).toBe(theirs.stderr);
   });
 
   it('names a file once in an error, with one prefix (--seek near 2^64)', () => {
