@@ -1,23 +1,34 @@
 // A b3sum-compatible command: the same options, the same output byte for
 // byte, the same checkfile rules and exit codes (0 ok, 1 a failure, 2 usage).
-// With the native addon, regular files are hashed by the official crate on
-// all cores (memory-mapped unless --no-mmap, as b3sum does); otherwise reads
-// go through one reused 1 MiB buffer. Memory stays flat for any file size.
+// With the native addon, regular files of 16 KiB or more are hashed by the
+// official crate on all cores (memory-mapped unless --no-mmap, as b3sum
+// does); everything else is read to its end through one reused 1 MiB
+// buffer, whatever size it reports (procfs says 0, sysfs 4096). Memory stays
+// flat for any file size.
 
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants } from 'node:os';
 import { NativeHasher, configureParallel, init, toHex, type Blake3, type Blake3Hasher } from '../node.js';
-import { parseOptions, USAGE, UsageError, type Options } from './args.js';
-import { parseCheckLine, printablePath } from './check-format.js';
+import { parseOptions, UsageError, type Options } from './args.js';
+import { rawArgs } from './argv.js';
+import { displayPath, parseCheckLine, printablePath } from './check-format.js';
+import { LONG_HELP, NAME, SHORT_HELP } from './help.js';
+import { StdoutError, err, out } from './output.js';
 import { Progress } from './progress.js';
 
 declare const __VERSION__: string;
 
-const NAME = 'blake3-kit';
 const READ_SIZE = 1 << 20;
+/** Below this, b3sum (and the addon) read rather than map. */
+const MMAP_MIN = 16 * 1024;
 /** Native steps: each is one thread-pool round trip and one progress update. */
 const NATIVE_STEP = 16 << 20;
 const OUTPUT_PIECE = 32 * 1024;
+/** The addon's thread limit; b3sum takes any count, and more can't help. */
+const MAX_THREADS = 1024n;
+/** Rust's exit status after a panic, which is how b3sum's print! fails. */
+const PANIC_STATUS = 101;
+const STDIN = Buffer.from('-');
 
 // Messages as Rust's std::io::Error prints them, so errors read like b3sum's.
 const STRERROR: Record<string, string> = {
@@ -31,6 +42,10 @@ const STRERROR: Record<string, string> = {
   EIO: 'Input/output error',
   EMFILE: 'Too many open files',
   ENXIO: 'No such device or address',
+  EPIPE: 'Broken pipe',
+  EINVAL: 'Invalid argument',
+  ENODEV: 'No such device',
+  ETXTBSY: 'Text file busy',
 };
 
 function describe(error: unknown): string {
@@ -40,20 +55,26 @@ function describe(error: unknown): string {
   return message ?? String(error);
 }
 
-const out = (text: string | Uint8Array) => process.stdout.write(text);
-const err = (text: string) => process.stderr.write(`${text}\n`);
-
 let readBuffer: Buffer | undefined;
 
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** Chunks of stdin, or of the file at `path`, read in order. */
+async function* chunks(path: Buffer): AsyncGenerator<Buffer> {
+  if (path.equals(STDIN)) {
+    for await (const chunk of process.stdin) yield chunk as Buffer;
+    return;
+  }
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    for (let read; (read = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) yield buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** Feeds a file, or stdin for `-`, into `hasher`. */
-async function feed(path: string, hasher: Blake3Hasher, options: Options): Promise<void> {
-  if (path === '-') {
+/** Feeds a file, or stdin for `-`, into `hasher`: all of its content, as b3sum does. */
+async function feed(path: Buffer, hasher: Blake3Hasher, options: Options): Promise<void> {
+  if (path.equals(STDIN)) {
     if (options.keyed) throw new Error('Cannot open `-` in keyed mode');
     for await (const chunk of process.stdin) hasher.update(chunk as Buffer);
     return;
@@ -61,24 +82,17 @@ async function feed(path: string, hasher: Blake3Hasher, options: Options): Promi
   const fd = openSync(path, 'r');
   try {
     const stats = fstatSync(fd);
-    const progress = Progress.maybe(stats.size, path);
-    if (hasher instanceof NativeHasher && stats.isFile()) {
-      // Up to the size at open, like b3sum's mapping; a file that shrank
-      // meanwhile is hashed as far as it goes. Without a progress line, one
-      // step: the threads stay busy to the end (1 GiB, 2 threads: 16 MiB
-      // steps 169 ms, one task 145 ms, b3sum 154 ms).
-      const step = progress ? NATIVE_STEP : stats.size;
-      for (let offset = 0, got = 1; offset < stats.size && got > 0; offset += got) {
-        got = await hasher.updateFromFd(fd, offset, Math.min(step, stats.size - offset), !options.noMmap);
-        progress?.advance(got);
+    const progress = Progress.maybe(stats.size, displayPath(path));
+    if (hasher instanceof NativeHasher && stats.isFile() && stats.size >= MMAP_MIN) {
+      await (options.noMmap ? readNative : mapNative)(fd, stats.size, hasher, progress);
+    } else {
+      // Sequential reads to EOF: pipes, FIFOs and devices can't pread, and
+      // procfs/sysfs sizes are not their content's.
+      const buffer = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
+      for (let read; (read = readSync(fd, buffer, 0, READ_SIZE, null)) > 0; ) {
+        hasher.update(buffer.subarray(0, read));
+        progress?.advance(read);
       }
-      progress?.finish();
-      return;
-    }
-    const buffer = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
-    for (let read: number; (read = readSync(fd, buffer, 0, READ_SIZE, null)) > 0; ) {
-      hasher.update(buffer.subarray(0, read));
-      progress?.advance(read);
     }
     progress?.finish();
   } finally {
@@ -86,43 +100,67 @@ async function feed(path: string, hasher: Blake3Hasher, options: Options): Promi
   }
 }
 
-function writeOutput(hasher: Blake3Hasher, path: string, options: Options): void {
-  using reader = hasher.xof();
-  reader.position = options.seek;
-  const pieces = (write: (bytes: Uint8Array) => void) => {
-    for (let left = options.length; left > 0n; ) {
-      const size = left < BigInt(OUTPUT_PIECE) ? Number(left) : OUTPUT_PIECE;
-      write(reader.read(size));
-      left -= BigInt(size);
-    }
-  };
-  if (options.raw) {
-    pieces((bytes) => out(bytes));
-    return;
-  }
-  if (options.noNames) {
-    pieces((bytes) => out(toHex(bytes)));
-    out('\n');
-    return;
-  }
-  const { text, escaped } = printablePath(path);
-  if (escaped) out('\\');
-  if (options.tag) {
-    out(`BLAKE3 (${text}) = `);
-    pieces((bytes) => out(toHex(bytes)));
-    out('\n');
-  } else {
-    pieces((bytes) => out(toHex(bytes)));
-    out(`  ${text}\n`);
+/** Maps up to the size at open, like b3sum; a file that shrank meanwhile is
+ * hashed as far as it goes. Without a progress line, one step: the threads
+ * stay busy to the end (1 GiB, 2 threads: 16 MiB steps 169 ms, one task
+ * 145 ms, b3sum 154 ms). */
+async function mapNative(fd: number, size: number, hasher: NativeHasher, progress: Progress | undefined): Promise<void> {
+  const step = progress ? NATIVE_STEP : size;
+  for (let offset = 0, got = 1; offset < size && got > 0; offset += got) {
+    got = await hasher.updateFromFd(fd, offset, Math.min(step, size - offset), true);
+    progress?.advance(got);
   }
 }
 
+/** Reads to EOF, past the size at open if the file grew, as b3sum --no-mmap does. */
+async function readNative(fd: number, size: number, hasher: NativeHasher, progress: Progress | undefined): Promise<void> {
+  // A step past the size: one call reads a file that did not grow.
+  const step = progress ? NATIVE_STEP : size + READ_SIZE;
+  for (let offset = 0, got = step; got === step; offset += got) {
+    got = await hasher.updateFromFd(fd, offset, step, false);
+    progress?.advance(got);
+  }
+}
+
+function writeOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void {
+  using reader = hasher.xof();
+  reader.position = options.seek;
+  const hex = () => {
+    let text = '';
+    for (let left = options.length; left > 0n; ) {
+      const size = left < BigInt(OUTPUT_PIECE) ? Number(left) : OUTPUT_PIECE;
+      text += toHex(reader.read(size));
+      left -= BigInt(size);
+    }
+    return text;
+  };
+  if (options.raw) {
+    for (let left = options.length; left > 0n; ) {
+      const size = left < BigInt(OUTPUT_PIECE) ? Number(left) : OUTPUT_PIECE;
+      out(reader.read(size));
+      left -= BigInt(size);
+    }
+    return;
+  }
+  if (options.noNames) return out(`${hex()}\n`);
+  const { text, escaped } = printablePath(path);
+  const mark = escaped ? '\\' : '';
+  out(options.tag ? `${mark}BLAKE3 (${text}) = ${hex()}\n` : `${mark}${hex()}  ${text}\n`);
+}
+
+/** At most 33 bytes, as b3sum reads: an endless stdin is no reason to hang. */
 async function readKey(): Promise<Uint8Array> {
-  const key = await readStdin();
+  let key = Buffer.alloc(0);
+  for await (const chunk of chunks(STDIN)) {
+    key = Buffer.concat([key, chunk]);
+    if (key.length > 32) throw new Error('read more than 32 key bytes from stdin');
+  }
   if (key.length < 32) throw new Error(`expected 32 key bytes from stdin, found ${key.length}`);
-  if (key.length > 32) throw new Error('read more than 32 key bytes from stdin');
   return key;
 }
+
+/** A library error's text without our prefix: b3sum prefixes it once, with the file. */
+const withoutPrefix = (text: string) => text.replace(/^blake3-kit: /, '');
 
 async function hashFiles(options: Options, newHasher: () => Blake3Hasher): Promise<number> {
   let failed = false;
@@ -132,8 +170,11 @@ async function hashFiles(options: Options, newHasher: () => Blake3Hasher): Promi
       await feed(path, hasher, options);
       writeOutput(hasher, path, options);
     } catch (error) {
+      // b3sum's raw output goes through io::copy, whose error is the file's;
+      // hex output goes through print!, which panics (see main).
+      if (error instanceof StdoutError && !options.raw) throw error;
       failed = true;
-      err(`${NAME}: ${path}: ${describe(error)}`);
+      err(`${NAME}: ${displayPath(path)}: ${withoutPrefix(describe(error instanceof StdoutError ? { code: error.code } : error))}`);
     } finally {
       hasher.dispose();
     }
@@ -141,70 +182,105 @@ async function hashFiles(options: Options, newHasher: () => Blake3Hasher): Promi
   return failed ? 1 : 0;
 }
 
+const strictLine = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The checkfile's lines, each with its newline, read as Rust's read_line
+ * reads them: one at a time, so output keeps pace with input; a line that is
+ * not UTF-8 ends the file with an error, after the lines before it were
+ * checked. A BOM stays, and fails the first line. */
+async function* lines(checkfile: Buffer): AsyncGenerator<string> {
+  const decode = (pieces: Buffer[]) => {
+    try {
+      return strictLine.decode(Buffer.concat(pieces));
+    } catch {
+      throw new Error('stream did not contain valid UTF-8');
+    }
+  };
+  // A line's pieces from earlier chunks (copied: chunks reuses its buffer).
+  let partial: Buffer[] = [];
+  for await (const chunk of chunks(checkfile)) {
+    let start = 0;
+    for (let newline; (newline = chunk.indexOf(0x0a, start)) >= 0; start = newline + 1) {
+      const line = decode([...partial, chunk.subarray(start, newline + 1)]);
+      partial = [];
+      yield line;
+    }
+    if (start < chunk.length) partial.push(Buffer.from(chunk.subarray(start)));
+  }
+  if (partial.length > 0) yield decode(partial);
+}
+
+async function checkLine(b3: Blake3, line: string, options: Options): Promise<boolean> {
+  let parsed;
+  try {
+    parsed = parseCheckLine(line);
+  } catch (error) {
+    err(`${NAME}: ${(error as Error).message}`);
+    return false;
+  }
+  const hasher = b3.createHasher();
+  let found: string;
+  try {
+    await feed(Buffer.from(parsed.path), hasher, options);
+    found = toHex(hasher.digest());
+  } catch (error) {
+    out(`${parsed.shown}: FAILED (${withoutPrefix(describe(error))})\n`);
+    return false;
+  } finally {
+    hasher.dispose();
+  }
+  if (found !== parsed.expectedHex) {
+    out(`${parsed.shown}: FAILED\n`);
+    return false;
+  }
+  if (!options.quiet) out(`${parsed.shown}: OK\n`);
+  return true;
+}
+
 async function checkFiles(b3: Blake3, options: Options): Promise<number> {
   let failures = 0;
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   for (const checkfile of options.files) {
-    const lines = decoder.decode(checkfile === '-' ? await readStdin() : readFileSync(checkfile)).split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    for (const line of lines) {
-      let parsed: ReturnType<typeof parseCheckLine>;
-      try {
-        parsed = parseCheckLine(line);
-      } catch (error) {
-        err(`${NAME}: ${(error as Error).message}`);
-        failures++;
-        continue;
-      }
-      const hasher = b3.createHasher();
-      let found: string;
-      try {
-        await feed(parsed.path, hasher, options);
-        found = toHex(hasher.digest());
-      } catch (error) {
-        out(`${parsed.shown}: FAILED (${describe(error)})\n`);
-        failures++;
-        continue;
-      } finally {
-        hasher.dispose();
-      }
-      if (found === parsed.expectedHex) {
-        if (!options.quiet) out(`${parsed.shown}: OK\n`);
-      } else {
-        out(`${parsed.shown}: FAILED\n`);
-        failures++;
-      }
+    for await (const line of lines(checkfile)) {
+      if (!(await checkLine(b3, line, options))) failures++;
     }
   }
   if (failures > 0) err(`${NAME}: WARNING: ${failures} computed checksum${failures === 1 ? '' : 's'} did NOT match`);
   return failures > 0 ? 1 : 0;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  let options: ReturnType<typeof parseOptions>;
+function usageError(error: UsageError): number {
+  const usage = error.usage ? `\n\nUsage: ${NAME} [OPTIONS] [FILE]...` : '';
+  err(`error: ${error.message}${usage}\n\nFor more information, try '--help'.`);
+  return 2;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let options;
   try {
-    options = parseOptions(argv);
+    options = parseOptions(rawArgs(argv));
   } catch (error) {
-    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    if (!usage) {
-      err(`Error: ${(error as Error).message}`);
-      return 1;
-    }
-    err(`error: ${(error as Error).message}\n\nUsage: ${NAME} [OPTIONS] [FILE]...\n\nFor more information, try '--help'.`);
-    return 2;
+    if (error instanceof UsageError) return usageError(error);
+    throw error;
   }
-  if (options === 'help') return out(USAGE), 0;
-  if (options === 'version') return out(`${NAME} ${__VERSION__}\n`), 0;
-  const b3 = await init();
-  // 0 and no flag both mean one thread per core, as for b3sum.
-  if (options.numThreads !== undefined) configureParallel({ workers: options.numThreads });
   try {
+    if ('help' in options) return out(options.help === 'long' ? LONG_HELP : SHORT_HELP), 0;
+    if ('version' in options) return out(`${NAME} ${__VERSION__}\n`), 0;
+    if (options.raw && options.files.length > 1) throw new Error('Only one filename can be provided when using --raw');
+    const b3 = await init();
+    // 0 and no flag both mean one thread per core, as for b3sum.
+    const threads = options.numThreads;
+    if (threads !== undefined) configureParallel({ workers: Number(threads < MAX_THREADS ? threads : MAX_THREADS) });
     if (options.check) return await checkFiles(b3, options);
     const key = options.keyed ? await readKey() : undefined;
     const { deriveKey: context } = options;
     const newHasher = () => b3.createHasher(key ? { key } : context !== undefined ? { context } : undefined);
     return await hashFiles(options, newHasher);
   } catch (error) {
+    if (error instanceof StdoutError) {
+      // b3sum's print! panics here; we say why in one line, with its status.
+      err(`${NAME}: failed printing to stdout: ${describe({ code: error.code })}`);
+      return PANIC_STATUS;
+    }
     err(`Error: ${describe(error)}`);
     return 1;
   }

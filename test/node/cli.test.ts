@@ -2,7 +2,7 @@
 // arguments, same files, same stdin; stdout must match byte for byte, and the
 // exit code and error messages too (b3sum's name swapped for ours).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,13 +53,17 @@ function run(command: string[], args: string[], input?: Buffer): Run {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr.toString() };
 }
 
-/** Runs both; stdout and status must be identical, stderr too unless it is a usage message. */
-function same(args: string[], input?: Buffer, { stderr = true } = {}): Run {
+/** stderr with b3sum's name swapped for ours, and without clap's Usage line,
+ * the one line allowed to differ (clap builds it from the arguments given). */
+const normalise = (stderr: string) => stderr.replaceAll('b3sum:', 'blake3-kit:').replace(/^Usage: .*\n/gm, '');
+
+/** Runs both; stdout, stderr and status must be identical. */
+function same(args: string[], input?: Buffer): Run {
   const theirs = run(['b3sum'], args, input);
   const ours = run([process.execPath, cli], args, input);
   expect(ours.stdout.toString('latin1')).toBe(theirs.stdout.toString('latin1'));
   expect(ours.status, `exit status for ${args.join(' ')}`).toBe(theirs.status);
-  if (stderr) expect(ours.stderr).toBe(theirs.stderr.replaceAll('b3sum:', 'blake3-kit:'));
+  expect(normalise(ours.stderr)).toBe(normalise(theirs.stderr));
   return ours;
 }
 
@@ -161,7 +165,7 @@ describe('blake3-kit CLI against b3sum', () => {
 
   it('rejects bad usage with exit status 2', () => {
     for (const args of [['--quiet', 'a'], ['--keyed', '--derive-key', 'x', 'a'], ['-l', 'abc', 'a'], ['-c', '-l', '5', 'sums'], ['--bogus']]) {
-      same(args, undefined, { stderr: false });
+      same(args);
     }
   });
 
@@ -194,4 +198,197 @@ describe('blake3-kit CLI against b3sum', () => {
       unlinkSync(big);
     }
   }, 120_000);
+});
+
+// Arguments that are not UTF-8 can't go through spawn's strings: each one is
+// passed to bash as $'\xHH…', which hands exec the exact bytes.
+const bashQuote = (arg: string | Buffer) => `$'${[...Buffer.from(arg)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')}'`;
+
+interface RawCase {
+  args: (string | Buffer)[];
+  input?: Buffer;
+  /** Shell run before each command, e.g. to start a FIFO's writer. */
+  before?: string;
+}
+
+function runRaw(command: string[], { args, input, before = '' }: RawCase): Run {
+  const script = `${before}\nexec ${[...command, ...args].map(bashQuote).join(' ')}`;
+  const result = spawnSync('bash', ['-c', script], {
+    cwd: dir,
+    input: input ?? Buffer.alloc(0),
+    env: { ...process.env, RUST_BACKTRACE: '0' },
+    maxBuffer: 1 << 28,
+    // A hang (a FIFO nobody writes) fails the case instead of the run.
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr.toString() };
+}
+
+/** Like same(), for raw-byte arguments; --help output is compared with our name. */
+function sameRaw(raw: RawCase): Run {
+  const theirs = runRaw(['b3sum'], raw);
+  const ours = runRaw([process.execPath, cli], raw);
+  const label = raw.args.map((arg) => JSON.stringify(Buffer.from(arg).toString('latin1'))).join(' ');
+  expect(ours.stdout.toString('latin1'), `stdout for ${label}`).toBe(theirs.stdout.toString('latin1').replaceAll('b3sum', 'blake3-kit'));
+  expect(ours.status, `exit status for ${label}`).toBe(theirs.status);
+  expect(normalise(ours.stderr), `stderr for ${label}`).toBe(normalise(theirs.stderr));
+  return ours;
+}
+
+const bytesOf = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => Buffer.from(part as string)));
+const oddNames = {
+  invalid: bytesOf('bad', [0xff], 'name'),
+  carriageReturn: Buffer.from('cr\rname'),
+  everything: bytesOf('mix', [0xc3], '\n\\\r', [0xe2, 0x82], 'end'),
+  bom: Buffer.from('\ufeffbom'),
+  missing: bytesOf('missing', [0xfe]),
+};
+for (const [i, name] of Object.values(oddNames).slice(0, 4).entries()) {
+  writeFileSync(Buffer.concat([Buffer.from(`${dir}/`), name]), `odd name ${i}\n`);
+}
+const odd = Object.values(oddNames);
+
+describe('blake3-kit CLI against b3sum: adversarial cases', () => {
+  // Each case runs through both commands: same stdout, stderr and status.
+  it.each<[string, RawCase]>([
+    ['names that are not UTF-8, or hold \\r', { args: odd }],
+    ['the same names in --tag form', { args: ['--tag', ...odd] }],
+    ['a name that is not UTF-8 in --raw mode', { args: ['--raw', oddNames.invalid] }],
+    ['--derive-key with a context that is not UTF-8', { args: ['--derive-key', bytesOf('ctx', [0xff]), 'a'] }],
+    ['--derive-key= with an empty context', { args: ['--derive-key=', 'a'] }],
+    ['--length +5', { args: ['--length', '+5', 'a'] }],
+    ['--length -1', { args: ['--length', '-1', 'a'] }],
+    ['--length with no value', { args: ['--length'] }],
+    ['--length followed by a flag', { args: ['--length', '--tag', 'a'] }],
+    ['--length followed by --', { args: ['--length', '--', 'a'] }],
+    ['--length= (empty)', { args: ['--length=', 'a'] }],
+    ['-l "" (empty)', { args: ['-l', '', 'a'] }],
+    ['-l5 (attached value)', { args: ['-l5', 'a'] }],
+    ['-l=5', { args: ['-l=5', 'a'] }],
+    ['-cl 5', { args: ['-cl', '5', 'a'] }],
+    ['-l past u64', { args: ['-l', '18446744073709551616', 'a'] }],
+    ['-l overflowing before a bad digit', { args: ['-l', '99999999999999999999x', 'a'] }],
+    ['-l with a value that is not UTF-8', { args: [bytesOf('-l', [0xff]), 'a'] }],
+    ['--seek -1', { args: ['--seek', '-1', 'a'] }],
+    ['--num-threads 1025', { args: ['--num-threads', '1025', 'a'] }],
+    ['--num-threads=', { args: ['--num-threads=', 'a'] }],
+    ['--tag --raw', { args: ['--tag', '--raw', 'a'] }],
+    ['--raw with two files', { args: ['--raw', 'a', 'a'] }],
+    ['--keyed with no files', { args: ['--keyed'], input: KEY }],
+    ['--keyed --quiet with no files', { args: ['--keyed', '--quiet'] }],
+    ['--quiet without --check', { args: ['--quiet', 'a'] }],
+    ['--quiet excused by a conflict with --check', { args: ['--quiet', '--tag', 'a'] }],
+    ['--keyed -', { args: ['--keyed', '-'], input: KEY }],
+    ['three conflicting arguments', { args: ['--check', '--keyed', '--tag', 'a'] }],
+    ['a conflict named from the first argument', { args: ['--derive-key', 'x', '--keyed', 'a'] }],
+    ['--seek with --check (no conflict)', { args: ['--seek', '5', '-c', 'a'] }],
+    ['a repeated flag', { args: ['--tag', '--tag', 'a'] }],
+    ['a repeated option', { args: ['-l', '5', '--length', '6', 'a'] }],
+    ['an unknown long option', { args: ['--bogus', 'a'] }],
+    ['an unknown option with a suggestion', { args: ['--lenght', '5', 'a'] }],
+    ['an unknown long option that is not UTF-8', { args: [bytesOf('--', [0xff]), 'a'] }],
+    ['an unknown short option in a cluster', { args: ['-cx', 'a'] }],
+    ['a short cluster with bytes that are not UTF-8', { args: [bytesOf('-c', [0xff]), 'a'] }],
+    ['a flag given a value', { args: ['--tag=1', 'a'] }],
+    ['an unknown option after a bad value', { args: ['-l', 'x', '--bogus'] }],
+    ['-- then options as files', { args: ['--', '--tag'] }],
+    ['an empty file name', { args: ['a', '', 'a'] }],
+    ['an empty file name, then -V', { args: ['', '-V'] }],
+    ['-h', { args: ['-h'] }],
+    ['--help', { args: ['--help', '--bogus'] }],
+    ['a name that is not UTF-8 and missing', { args: [oddNames.missing, 'a'] }],
+  ])('%s', (_label, raw) => {
+    sameRaw(raw);
+  });
+
+  it('checks its own escapes: \\r in names, \\r escapes in checkfiles', () => {
+    const sums = runRaw(['b3sum'], { args: odd.slice(0, 4) }).stdout;
+    const tags = runRaw(['b3sum'], { args: ['--tag', ...odd.slice(0, 4)] }).stdout;
+    expect(sums.toString()).toContain('\\r');
+    writeFileSync(join(dir, 'odd-sums'), Buffer.concat([sums, tags]));
+    sameRaw({ args: ['-c', 'odd-sums'] });
+    sameRaw({ args: ['-c', '-'], input: Buffer.concat([sums, tags]) });
+  });
+
+  it('rejects a checkfile that starts with a BOM, as b3sum does', () => {
+    const line = run(['b3sum'], ['a']).stdout;
+    writeFileSync(join(dir, 'bom-sums'), Buffer.concat([Buffer.from('\ufeff'), line, line]));
+    sameRaw({ args: ['-c', 'bom-sums'] });
+  });
+
+  it('checks the lines before one that is not UTF-8, then fails', () => {
+    const line = run(['b3sum'], ['a']).stdout;
+    const bad = bytesOf('0b8b', [0xff], '  a\n');
+    writeFileSync(join(dir, 'bad-utf8'), Buffer.concat([line, line, bad, line]));
+    writeFileSync(join(dir, 'bad-utf8-last'), Buffer.concat([line, bytesOf([0xc3])]));
+    writeFileSync(join(dir, 'a-sums'), line);
+    sameRaw({ args: ['-c', 'bad-utf8', 'a-sums'] });
+    sameRaw({ args: ['-c', 'bad-utf8-last'] });
+  });
+
+  it('hashes content, not st_size: procfs, sysfs, FIFOs and pipes', () => {
+    // st_size 0 with content; a sysfs file reports 4096 bytes and has fewer.
+    const sysfs = ['/sys/devices/system/cpu/online', '/sys/devices/system/cpu/possible', '/sys/kernel/mm/transparent_hugepage/enabled'];
+    const files = ['/proc/version', ...sysfs.filter((path) => existsSync(path))];
+    expect(statSync('/proc/version').size).toBe(0);
+    sameRaw({ args: files });
+    sameRaw({ args: ['--no-mmap', ...files] });
+    // A FIFO, made afresh for each command and fed by its own writer.
+    const fifo = 'rm -f fifo; mkfifo fifo; cat five-mib > fifo &';
+    sameRaw({ args: ['fifo', 'a'], before: fifo });
+    sameRaw({ args: ['--no-mmap', 'fifo'], before: fifo });
+    sameRaw({ args: ['-', 'exactly-64-chunks'], input: bytes(100_000, 11) });
+    sameRaw({ args: ['--no-mmap', 'exactly-64-chunks', 'five-mib', 'sixteen-k-minus-one'] });
+  });
+
+  it('exits as b3sum does when stdout is closed (| head)', () => {
+    const piped = (command: string, args: string) =>
+      spawnSync('bash', ['-o', 'pipefail', '-c', `${command} ${args} | head -c 10 > /dev/null`], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, RUST_BACKTRACE: '0' },
+      });
+    const ours = `${bashQuote(process.execPath)} ${bashQuote(cli)}`;
+    // Each writes far more than a pipe holds, so the write after head exits fails.
+    writeFileSync(join(dir, 'many-sums'), run(['b3sum'], ['a']).stdout.toString().repeat(30_000));
+    for (const args of ['-l 10000000 a', 'a '.repeat(3000), '-c many-sums']) {
+      const theirs = piped('b3sum', args);
+      const mine = piped(ours, args);
+      expect(mine.status, args.slice(0, 40)).toBe(theirs.status);
+      // b3sum panics there (status 101); we print the panic's message alone.
+      expect(theirs.stderr).toContain('failed printing to stdout: Broken pipe (os error 32)');
+      expect(mine.stderr).toBe('blake3-kit: failed printing to stdout: Broken pipe (os error 32)\n');
+    }
+    const raw = '--raw -l 10000000 a';
+    const theirs = piped('b3sum', raw);
+    const mine = piped(ours, raw);
+    expect(mine.status).toBe(theirs.status);
+    expect(mine.stderr).toBe(normalise(theirs.stderr));
+  });
+
+  it('reads at most 33 key bytes from an endless stdin, as b3sum does', () => {
+    const endless = (command: string) =>
+      spawnSync('bash', ['-c', `yes | ${command} --keyed a`], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, RUST_BACKTRACE: '0' },
+        timeout: 30_000,
+        killSignal: 'SIGKILL',
+      });
+    const theirs = endless('b3sum');
+    const ours = endless(`${bashQuote(process.execPath)} ${bashQuote(cli)}`);
+    expect(ours.status).toBe(theirs.status);
+    expect(ours.stderr).toBe(theirs.stderr);
+  });
+
+  it('names a file once in an error, with one prefix (--seek near 2^64)', () => {
+    // Known difference: b3sum reads on past 2^64 - 1 output bytes (the
+    // crate leaves that unspecified); our library stops there, so we fail
+    // this file instead of printing. See the CLI's report.
+    const ours = run([process.execPath, cli], ['--seek', '18446744073709551615', 'a']);
+    expect(ours.status).toBe(1);
+    expect(ours.stderr).toMatch(/^blake3-kit: a: reading 32 bytes at position 18446744073709551615 passes the end/);
+    expect(ours.stderr.match(/blake3-kit:/g)).toHaveLength(1);
+  });
 });
