@@ -1,14 +1,16 @@
 // A b3sum-compatible command: the same options, the same output byte for
 // byte, the same checkfile rules and exit codes (0 ok, 1 a failure, 2 usage).
-// With the native addon, regular files of 16 KiB or more are hashed by the
-// official crate on all cores (memory-mapped unless --no-mmap, as b3sum
-// does); everything else is read to its end through one reused 1 MiB
-// buffer, whatever size it reports (procfs says 0, sysfs 4096). Memory stays
-// flat for any file size.
+// Files are read by hashFile's feeder (src/node/feed.ts) under b3sum's
+// policy: with the native addon, regular files of 16 KiB or more are hashed
+// by the official crate on all cores (memory-mapped unless --no-mmap, up to
+// the size at open), everything else is read to its end, whatever size it
+// reports (procfs says 0, sysfs 4096), and a file that shrinks is hashed as
+// far as it goes. Memory stays flat for any file size.
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { constants } from 'node:os';
-import { NativeHasher, configureParallel, init, toHex, type Blake3, type Blake3Hasher } from '../node.js';
+import { NativeHasher, configureParallel, init, toHex, type Blake3, type Blake3Hasher, type KeyOption } from '../node.js';
+import { feedFile, openFile } from '../node/feed.js';
 import { parseOptions, UsageError, type Options } from './args.js';
 import { rawArgs } from './argv.js';
 import { displayPath, parseCheckLine, printablePath } from './check-format.js';
@@ -18,11 +20,6 @@ import { Progress } from './progress.js';
 
 declare const __VERSION__: string;
 
-const READ_SIZE = 1 << 20;
-/** Below this, b3sum (and the addon) read rather than map. */
-const MMAP_MIN = 16 * 1024;
-/** Native steps: each is one thread-pool round trip and one progress update. */
-const NATIVE_STEP = 16 << 20;
 const OUTPUT_PIECE = 32 * 1024;
 /** The addon's thread limit; b3sum takes any count, and more can't help. */
 const MAX_THREADS = 1024n;
@@ -55,8 +52,6 @@ function describe(error: unknown): string {
   return message ?? String(error);
 }
 
-let readBuffer: Buffer | undefined;
-
 /** Chunks of stdin, or of the file at `path`, read in order. */
 async function* chunks(path: Buffer): AsyncGenerator<Buffer> {
   if (path.equals(STDIN)) {
@@ -79,47 +74,25 @@ async function feed(path: Buffer, hasher: Blake3Hasher, options: Options): Promi
     for await (const chunk of process.stdin) hasher.update(chunk as Buffer);
     return;
   }
-  const fd = openSync(path, 'r');
+  const file = await openFile(path);
   try {
-    const stats = fstatSync(fd);
-    const progress = Progress.maybe(stats.size, displayPath(path));
-    if (hasher instanceof NativeHasher && stats.isFile() && stats.size >= MMAP_MIN) {
-      await (options.noMmap ? readNative : mapNative)(fd, stats.size, hasher, progress);
-    } else {
-      // Sequential reads to EOF: pipes, FIFOs and devices can't pread, and
-      // procfs/sysfs sizes are not their content's.
-      const buffer = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
-      for (let read; (read = readSync(fd, buffer, 0, READ_SIZE, null)) > 0; ) {
-        hasher.update(buffer.subarray(0, read));
-        progress?.advance(read);
-      }
-    }
+    const progress = Progress.maybe(file.stats.size, displayPath(path));
+    let shown = 0;
+    const advance = progress && ((done: number) => {
+      progress.advance(done - shown);
+      shown = done;
+    });
+    await feedFile(path, file, hasher, { mmap: !options.noMmap, progress: advance, shrunk: 'hash' });
     progress?.finish();
   } finally {
-    closeSync(fd);
+    await file.handle.close();
   }
 }
 
-/** Maps up to the size at open, like b3sum; a file that shrank meanwhile is
- * hashed as far as it goes. Without a progress line, one step: the threads
- * stay busy to the end (1 GiB, 2 threads: 16 MiB steps 169 ms, one task
- * 145 ms, b3sum 154 ms). */
-async function mapNative(fd: number, size: number, hasher: NativeHasher, progress: Progress | undefined): Promise<void> {
-  const step = progress ? NATIVE_STEP : size;
-  for (let offset = 0, got = 1; offset < size && got > 0; offset += got) {
-    got = await hasher.updateFromFd(fd, offset, Math.min(step, size - offset), true);
-    progress?.advance(got);
-  }
-}
-
-/** Reads to EOF, past the size at open if the file grew, as b3sum --no-mmap does. */
-async function readNative(fd: number, size: number, hasher: NativeHasher, progress: Progress | undefined): Promise<void> {
-  // A step past the size: one call reads a file that did not grow.
-  const step = progress ? NATIVE_STEP : size + READ_SIZE;
-  for (let offset = 0, got = step; got === step; offset += got) {
-    got = await hasher.updateFromFd(fd, offset, step, false);
-    progress?.advance(got);
-  }
+/** A hasher for the mode asked for: with the addon, one that can read files
+ * off the JS thread. */
+function hasherFor(b3: Blake3, options?: KeyOption): Blake3Hasher {
+  return b3.backend.startsWith('native') ? new NativeHasher(options) : b3.createHasher(options);
 }
 
 function writeOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void {
@@ -218,7 +191,7 @@ async function checkLine(b3: Blake3, line: string, options: Options): Promise<bo
     err(`${NAME}: ${(error as Error).message}`);
     return false;
   }
-  const hasher = b3.createHasher();
+  const hasher = hasherFor(b3);
   let found: string;
   try {
     await feed(Buffer.from(parsed.path), hasher, options);
@@ -273,7 +246,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (options.check) return await checkFiles(b3, options);
     const key = options.keyed ? await readKey() : undefined;
     const { deriveKey: context } = options;
-    const newHasher = () => b3.createHasher(key ? { key } : context !== undefined ? { context } : undefined);
+    const newHasher = () => hasherFor(b3, key ? { key } : context !== undefined ? { context } : undefined);
     return await hashFiles(options, newHasher);
   } catch (error) {
     if (error instanceof StdoutError) {
