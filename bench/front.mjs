@@ -144,14 +144,27 @@ if (args.child !== undefined) {
 
 const info = runInfo('front.mjs');
 const before = { dir: beforeDir, gitCommit: gitCommit(beforeDir), build: buildStamp(beforeDir) };
-console.log(`front: before ${beforeDir} (${before.gitCommit}), after ${repoDir} (${info.gitCommit}); ${processes} processes × ${rounds} rounds, ~${batchMs} ms batches`);
+console.log(
+  `front: before ${beforeDir} (${before.gitCommit}), after ${repoDir} (${info.gitCommit}); ${processes} processes × ${rounds} rounds, ~${batchMs} ms batches`,
+);
 const self = fileURLToPath(import.meta.url);
 const runs = [];
 /** Runs `count` more child processes, each timing the rows `only` (all if undefined). */
 function runChildren(count, only) {
   for (let i = 0; i < count; i++) {
     const child = String(runs.length);
-    const argv = [self, '--before', beforeDir, '--rounds', String(rounds), '--batch-ms', String(batchMs), '--child', child, ...(only ? ['--only', only.join(',')] : [])];
+    const argv = [
+      self,
+      '--before',
+      beforeDir,
+      '--rounds',
+      String(rounds),
+      '--batch-ms',
+      String(batchMs),
+      '--child',
+      child,
+      ...(only ? ['--only', only.join(',')] : []),
+    ];
     const out = spawnSync(process.execPath, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
     if (out.status !== 0) throw new Error(`front: child ${child} exited with ${out.status ?? out.signal}`);
     runs.push(JSON.parse(out.stdout));
@@ -163,10 +176,12 @@ function runChildren(count, only) {
 /** Each row over every process that timed it. */
 function summarize() {
   return runs[0].rows.map(({ key, backend, call, size }) => {
-    const per = runs.flatMap((run) => run.rows.filter((row) => row.key === key)).map(({ ns }) => {
-      const ratios = ns.after.map((x, r) => x / ns.before[r]);
-      return { before: median(ns.before), after: median(ns.after), ratio: median(ratios), afterWon: ratios.filter((x) => x < 1).length };
-    });
+    const per = runs
+      .flatMap((run) => run.rows.filter((row) => row.key === key))
+      .map(({ ns }) => {
+        const ratios = ns.after.map((x, r) => x / ns.before[r]);
+        return { before: median(ns.before), after: median(ns.after), ratio: median(ratios), afterWon: ratios.filter((x) => x < 1).length };
+      });
     const ratio = median(per.map((x) => x.ratio));
     return {
       key,
@@ -188,7 +203,9 @@ runChildren(processes);
 // A row's ratio over 9 processes still strays by a few percent on a busy
 // machine (the README has the A/A figures), so a flagged row is timed in
 // --confirm more processes and judged on all of them.
-const firstFlagged = summarize().filter((x) => x.slower).map((x) => x.key);
+const firstFlagged = summarize()
+  .filter((x) => x.slower)
+  .map((x) => x.key);
 if (firstFlagged.length && confirmProcesses > 0) runChildren(confirmProcesses, firstFlagged);
 const results = summarize();
 const flagged = results.filter((x) => x.slower);
@@ -223,13 +240,27 @@ const md = [
   '',
   table,
   '',
-  flagged.length ? `**${flagged.length} of ${results.length} rows more than ${percent} slower.**` : `No row more than ${percent} slower (${results.length} rows).`,
+  flagged.length
+    ? `**${flagged.length} of ${results.length} rows more than ${percent} slower.**`
+    : `No row more than ${percent} slower (${results.length} rows).`,
   firstFlagged.length && confirmProcesses > 0
     ? `${firstFlagged.length} row${firstFlagged.length === 1 ? ' was' : 's were'} above ${SLOWER_LIMIT.toFixed(2)}× after ${processes} processes, then timed in ${confirmProcesses} more and are judged on all ${processes + confirmProcesses}.`
     : '',
   '',
 ].join('\n');
 console.log(`\n${md}`);
-const json = { ...info, before: { ...before, buildAtEnd }, addons: runs[0].addons, processes, confirmProcesses, firstFlagged, rounds, batchMs, slowerLimit: SLOWER_LIMIT, results, runs };
+const json = {
+  ...info,
+  before: { ...before, buildAtEnd },
+  addons: runs[0].addons,
+  processes,
+  confirmProcesses,
+  firstFlagged,
+  rounds,
+  batchMs,
+  slowerLimit: SLOWER_LIMIT,
+  results,
+  runs,
+};
 console.log(`front: wrote ${writeResults(`front-${fileStamp()}`, 'latest-front', { md, json: JSON.stringify(json, null, 1) })}`);
 process.exitCode = flagged.length ? 1 : 0;

@@ -105,7 +105,6 @@ async function peer(dir) {
 const allVariants = args.map((path) => () => ours(path));
 if (peerDir) allVariants.push(() => peer(peerDir));
 
-
 /** Medians in MB/s per size, for each of `variants`, alternating in this process. */
 function measure(variants) {
   const result = sizes.map(() => []);
@@ -158,7 +157,9 @@ if (processes > 0) {
     const order = variants.map((_, i) => i);
     if (p % 2) order.reverse();
     for (const i of order) {
-      const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2), '--child', String(i)], { encoding: 'utf8' });
+      const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2), '--child', String(i)], {
+        encoding: 'utf8',
+      });
       JSON.parse(out).forEach((rate, s) => {
         perVariant[i][s].push(rate);
       });
@@ -172,7 +173,11 @@ if (processes > 0) {
 const where = processes > 0 ? `${processes} alternating child processes per variant, each` : 'one process,';
 console.log(`node ${process.version}, ${where} ${rounds} alternating rounds of ~${BATCH_MS} ms per size; MB/s medians`);
 for (const [i, v] of variants.entries()) console.log(`  ${String.fromCharCode(65 + i)}: ${v.name}`);
-const header = ['size', ...variants.map((_, i) => String.fromCharCode(65 + i)), ...variants.slice(1).map((_, i) => `${String.fromCharCode(66 + i)}/A`)];
+const header = [
+  'size',
+  ...variants.map((_, i) => String.fromCharCode(65 + i)),
+  ...variants.slice(1).map((_, i) => `${String.fromCharCode(66 + i)}/A`),
+];
 const rows = [header];
 sizes.forEach((size, s) => {
   const m = meds[s];

@@ -32,7 +32,15 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   const head = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
-  console.log(head.slice(0, head.findIndex((l) => !l.startsWith('//'))).join('\n').replace(/^\/\/ ?/gm, ''));
+  console.log(
+    head
+      .slice(
+        0,
+        head.findIndex((l) => !l.startsWith('//')),
+      )
+      .join('\n')
+      .replace(/^\/\/ ?/gm, ''),
+  );
   process.exit(0);
 }
 if (args.render) {
@@ -50,7 +58,10 @@ if (args.render) {
 
 const runNode = args.node || !args.browser;
 const runBrowser = args.browser || !args.node;
-const only = args.only.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean);
+const only = args.only
+  .flatMap((o) => o.split(','))
+  .map((o) => o.trim())
+  .filter(Boolean);
 
 ensureBenchDeps();
 ensureRepoBuild({ browser: runBrowser, skip: args['no-setup'] });
@@ -113,7 +124,16 @@ async function runtime(name, label, impls, measure, cold, extra = {}) {
     const r = await measure(impl, cells, expected, profile);
     const c = await cold(impl, profile.coldRuns);
     console.log(`  ${impl.name.padEnd(24)} cold start ${c.error ? `failed: ${c.error}` : `${c.medianMs.toFixed(1)} ms`}`);
-    rows.push({ name: impl.name, group: impl.group, native: impl.native === true, algo: impl.algo, pkg: impl.pkg, version: versionOf(impl), ...r, cold: c });
+    rows.push({
+      name: impl.name,
+      group: impl.group,
+      native: impl.native === true,
+      algo: impl.algo,
+      pkg: impl.pkg,
+      version: versionOf(impl),
+      ...r,
+      cold: c,
+    });
   }
   const data = {
     runtime: name,

@@ -52,8 +52,15 @@ export const CROSS = {
 /** `cargo build` arguments for the addon, natively or for a CROSS target. */
 export function cargoBuildArgs(target) {
   return [
-    'build', '--profile', PROFILE, '-p', 'blake3-kit-node',
-    '--manifest-path', MANIFEST, '--target-dir', TARGET_DIR,
+    'build',
+    '--profile',
+    PROFILE,
+    '-p',
+    'blake3-kit-node',
+    '--manifest-path',
+    MANIFEST,
+    '--target-dir',
+    TARGET_DIR,
     ...(target ? ['--target', target] : []),
   ];
 }

@@ -199,7 +199,9 @@ export function checkModule(bytes, label) {
   const mod = new WebAssembly.Module(bytes);
   for (const imp of WebAssembly.Module.imports(mod)) {
     if (!ALLOWED_IMPORTS.has(imp.name)) {
-      throw new Error(`${label}: unexpected import ${imp.module}.${imp.name} (${imp.kind}); the runtime loader only provides ${[...ALLOWED_IMPORTS].join(', ')}`);
+      throw new Error(
+        `${label}: unexpected import ${imp.module}.${imp.name} (${imp.kind}); the runtime loader only provides ${[...ALLOWED_IMPORTS].join(', ')}`,
+      );
     }
   }
   const exports = new Set(WebAssembly.Module.exports(mod).map((e) => e.name));
@@ -223,11 +225,7 @@ function buildFlavour(flavour, wasmOpt, tmp) {
   // never leaves a truncated or unchecked module in wasm/.
   const partial = `${out}.${process.pid}.tmp`;
   try {
-    run(wasmOpt, [
-      input, '-o', partial,
-      '-O3', '--strip-debug', '--strip-producers',
-      ...BASE_FEATURES, ...FLAVOURS[flavour].optArgs,
-    ]);
+    run(wasmOpt, [input, '-o', partial, '-O3', '--strip-debug', '--strip-producers', ...BASE_FEATURES, ...FLAVOURS[flavour].optArgs]);
     const { swizzleMasks } = FLAVOURS[flavour];
     if (swizzleMasks) {
       constantSwizzleMasks(wasmOpt, partial, partial, [...BASE_FEATURES, ...FLAVOURS[flavour].optArgs], swizzleMasks, bindgenDir);

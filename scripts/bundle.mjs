@@ -29,8 +29,20 @@ export async function bundle() {
     build({ ...common, entryPoints: [join(root, 'src/node.ts')], outfile: join(root, 'dist/node.js'), platform: 'node', target: 'node20' }),
     build({ ...common, entryPoints: [join(root, 'src/browser.ts')], outfile: join(root, 'dist/browser.js'), platform: 'browser', target: 'es2022' }),
     // Hashing workers: dist/worker.js (module Web Worker) and dist/worker-node.js.
-    build({ ...common, entryPoints: [join(root, 'src/worker-browser.ts')], outfile: join(root, 'dist/worker.js'), platform: 'browser', target: 'es2022' }),
-    build({ ...common, entryPoints: [join(root, 'src/worker-node.ts')], outfile: join(root, 'dist/worker-node.js'), platform: 'node', target: 'node20' }),
+    build({
+      ...common,
+      entryPoints: [join(root, 'src/worker-browser.ts')],
+      outfile: join(root, 'dist/worker.js'),
+      platform: 'browser',
+      target: 'es2022',
+    }),
+    build({
+      ...common,
+      entryPoints: [join(root, 'src/worker-node.ts')],
+      outfile: join(root, 'dist/worker-node.js'),
+      platform: 'node',
+      target: 'node20',
+    }),
     // The CLI imports dist/node.js at run time instead of a second copy of it.
     build({
       ...common,

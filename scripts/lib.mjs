@@ -106,7 +106,12 @@ export function table(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   const numeric = rows[0].map((_, i) => rows.slice(1).some((r) => typeof r[i] === 'number'));
   return rows
-    .map((r) => r.map((c, i) => String(c)[numeric[i] ? 'padStart' : 'padEnd'](widths[i])).join('  ').trimEnd())
+    .map((r) =>
+      r
+        .map((c, i) => String(c)[numeric[i] ? 'padStart' : 'padEnd'](widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 

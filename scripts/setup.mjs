@@ -98,7 +98,9 @@ let aptUpdated = false;
  * run, and none when nothing is missing.
  */
 function aptInstall(what, packages) {
-  const missing = Object.entries(packages).filter(([, file]) => !existsSync(file)).map(([name]) => name);
+  const missing = Object.entries(packages)
+    .filter(([, file]) => !existsSync(file))
+    .map(([name]) => name);
   if (!missing.length) return say(what, `${Object.keys(packages).join(', ')} present`);
   // sudo resets the environment, so the variable goes through `env`.
   const apt = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'];

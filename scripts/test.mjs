@@ -120,7 +120,9 @@ function neonLinked(nm) {
   let binaries = [];
   try {
     // The test executable: modes-<hash>, no extension.
-    binaries = readdirSync(deps).filter((f) => /^modes-[0-9a-f]{16}$/.test(f)).map((f) => join(deps, f));
+    binaries = readdirSync(deps)
+      .filter((f) => /^modes-[0-9a-f]{16}$/.test(f))
+      .map((f) => join(deps, f));
   } catch {
     return false;
   }

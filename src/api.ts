@@ -49,4 +49,3 @@ export function memoryStats(): { liveHashers: number; memoryBytes: number } | un
   if (core === undefined) return undefined;
   return { liveHashers: core.slots_in_use(), memoryBytes: core.memory.buffer.byteLength };
 }
-

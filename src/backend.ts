@@ -72,7 +72,9 @@ interface Request {
 
 function checkChoice(value: unknown, what: string): BackendChoice {
   if (CHOICES.includes(value as BackendChoice)) return value as BackendChoice;
-  throw new TypeError(`blake3-kit: ${what} must be one of ${CHOICES.join(', ')}; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`);
+  throw new TypeError(
+    `blake3-kit: ${what} must be one of ${CHOICES.join(', ')}; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+  );
 }
 
 function request(platform: BackendPlatform, options: InitOptions): Request {
@@ -117,7 +119,9 @@ export function initBackend(platform: BackendPlatform, options: InitOptions = {}
   if (started !== undefined) {
     return started.then((api) => {
       if (satisfies(api.backend, wanted)) return api;
-      throw new Error(`blake3-kit: already initialised with ${api.backend}; cannot switch to ${wanted.wasm !== 'auto' && wanted.wasm !== 'none' ? `wasm-${wanted.wasm}` : wanted.choice}`);
+      throw new Error(
+        `blake3-kit: already initialised with ${api.backend}; cannot switch to ${wanted.wasm !== 'auto' && wanted.wasm !== 'none' ? `wasm-${wanted.wasm}` : wanted.choice}`,
+      );
     });
   }
   started = start(platform, options, wanted).catch((error: unknown) => {

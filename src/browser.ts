@@ -15,9 +15,7 @@ export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
 
 const browserPlatform: Platform = {
   defaultSource: (flavour) =>
-    flavour === 'simd'
-      ? new URL('../wasm/blake3-kit-simd.wasm', import.meta.url)
-      : new URL('../wasm/blake3-kit-scalar.wasm', import.meta.url),
+    flavour === 'simd' ? new URL('../wasm/blake3-kit-simd.wasm', import.meta.url) : new URL('../wasm/blake3-kit-scalar.wasm', import.meta.url),
   load: (location) => fetch(location),
 };
 

@@ -64,9 +64,7 @@ export function toPosition(position: unknown, name: string): bigint {
 export function checkReadEnd(start: bigint, length: number): bigint {
   const end = start + BigInt(length);
   if (end > TWO_64_MINUS_1) {
-    throw new RangeError(
-      `blake3-kit: reading ${length} bytes at position ${start} passes the end of BLAKE3 output (2^64 - 1 bytes)`,
-    );
+    throw new RangeError(`blake3-kit: reading ${length} bytes at position ${start} passes the end of BLAKE3 output (2^64 - 1 bytes)`);
   }
   return end;
 }
@@ -88,8 +86,7 @@ function describe(value: unknown): string {
 // override `length`, `buffer` or `subarray`, or make `Symbol.species` throw
 // halfway through an update.
 const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
-const getter = (proto: object, name: PropertyKey) =>
-  Object.getOwnPropertyDescriptor(proto, name)!.get as (this: unknown) => unknown;
+const getter = (proto: object, name: PropertyKey) => Object.getOwnPropertyDescriptor(proto, name)!.get as (this: unknown) => unknown;
 const typedArrayTag = getter(typedArrayProto, Symbol.toStringTag);
 const typedArrayBuffer = getter(typedArrayProto, 'buffer');
 const typedArrayOffset = getter(typedArrayProto, 'byteOffset');
@@ -98,8 +95,7 @@ const dataViewBuffer = getter(DataView.prototype, 'buffer');
 const dataViewOffset = getter(DataView.prototype, 'byteOffset');
 const dataViewLength = getter(DataView.prototype, 'byteLength');
 const arrayBufferLength = getter(ArrayBuffer.prototype, 'byteLength');
-const sharedBufferLength =
-  typeof SharedArrayBuffer === 'function' ? getter(SharedArrayBuffer.prototype, 'byteLength') : undefined;
+const sharedBufferLength = typeof SharedArrayBuffer === 'function' ? getter(SharedArrayBuffer.prototype, 'byteLength') : undefined;
 /** Node's Buffer: a Uint8Array subclass of the runtime's own, as safe as
  * Uint8Array itself, and the most common input there. */
 const bufferProto = (globalThis as { Buffer?: { prototype: object } }).Buffer?.prototype;
@@ -173,9 +169,7 @@ export function toBytes(input: unknown, name: string): Uint8Array {
 export function checkIntact(bytes: Uint8Array, length: number, name: string): void {
   const now = typedArrayLength.call(bytes) as number;
   if (now !== length) {
-    throw new TypeError(
-      `blake3-kit: ${name} was detached or shrunk while it was being hashed (${length} bytes when the call began, ${now} now)`,
-    );
+    throw new TypeError(`blake3-kit: ${name} was detached or shrunk while it was being hashed (${length} bytes when the call began, ${now} now)`);
   }
 }
 
@@ -211,19 +205,17 @@ export function outputLength(length: unknown, name: string): number {
     throw new TypeError(`blake3-kit: ${name} must be a number; got ${describe(length)}`);
   }
   if (Number.isInteger(length) && length >= 0 && length <= MAX_OUTPUT_LENGTH) return length;
-  throw new RangeError(
-    `blake3-kit: ${name} must be an integer from 0 to ${MAX_OUTPUT_LENGTH}; got ${length}`,
-  );
+  throw new RangeError(`blake3-kit: ${name} must be an integer from 0 to ${MAX_OUTPUT_LENGTH}; got ${length}`);
 }
 
 export function checkOptions(options: unknown, name: string): void {
   if (options === undefined) return;
   if (typeof options !== 'object' || options === null || !isPlainObject(options)) {
-    throw new TypeError(`blake3-kit: ${name} must be a plain object of options; got ${describe(options)}${
-      options !== null && typeof options === 'object' && (ArrayBuffer.isView(options) || isBuffer(options))
-        ? ' (a key goes in { key })'
-        : ''
-    }`);
+    throw new TypeError(
+      `blake3-kit: ${name} must be a plain object of options; got ${describe(options)}${
+        options !== null && typeof options === 'object' && (ArrayBuffer.isView(options) || isBuffer(options)) ? ' (a key goes in { key })' : ''
+      }`,
+    );
   }
 }
 

@@ -62,4 +62,3 @@ export const { terminateWorkers, parallelStatus } = nodeParallel;
 export function init(options?: NodeInitOptions): Promise<Blake3> {
   return initBackend(platform, options);
 }
-

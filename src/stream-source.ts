@@ -65,10 +65,12 @@ export async function readSource<T>(source: unknown, signal: AbortSignal | undef
   }
   let pending = false;
   let onAbort: (() => void) | undefined;
-  const aborted = signal && new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  const aborted =
+    signal &&
+    new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   aborted?.catch(() => {}); // observed through the races below, or not at all
   let lastYield = Date.now();
   const iterator: SourceIterator = {

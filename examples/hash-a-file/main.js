@@ -6,7 +6,9 @@ const $ = (id) => document.getElementById(id);
 const b3 = await init();
 $('env').textContent =
   `${b3.backend}, ${navigator.hardwareConcurrency} logical cores, ` +
-  (crossOriginIsolated ? 'cross-origin isolated: pieces are shared with the workers' : 'not cross-origin isolated: pieces are transferred to the workers');
+  (crossOriginIsolated
+    ? 'cross-origin isolated: pieces are shared with the workers'
+    : 'not cross-origin isolated: pieces are transferred to the workers');
 
 let running;
 async function hashFile(file) {
@@ -25,7 +27,8 @@ async function hashFile(file) {
     $('progress').value = 1;
     $('digest').textContent = toHex(digest);
     const workers = parallelStatus().started;
-    $('status').textContent = `${file.name}: ${(file.size / 1e6).toFixed(1)} MB in ${seconds.toFixed(2)} s, ${(file.size / 1e6 / seconds).toFixed(0)} MB/s, ${workers ? `${workers} workers` : 'on the page thread (small file)'}`;
+    $('status').textContent =
+      `${file.name}: ${(file.size / 1e6).toFixed(1)} MB in ${seconds.toFixed(2)} s, ${(file.size / 1e6 / seconds).toFixed(0)} MB/s, ${workers ? `${workers} workers` : 'on the page thread (small file)'}`;
   } catch (error) {
     if (!controller.signal.aborted) $('status').textContent = `Failed: ${error.message}`;
   }

@@ -16,7 +16,7 @@ export function rawArgs(decoded: readonly string[]): Buffer[] {
   // Node's own options sit between the executable and the script; the
   // arguments are the last ones. Trust them only if they decode to what Node
   // decoded, so a rewritten process title can never change the arguments.
-  if (fromProc && fromProc.every((raw, i) => lossy.decode(raw) === decoded[i])) return fromProc;
+  if (fromProc?.every((raw, i) => lossy.decode(raw) === decoded[i])) return fromProc;
   return decoded.map((arg) => Buffer.from(arg));
 }
 

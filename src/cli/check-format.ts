@@ -59,7 +59,7 @@ export function parseCheckLine(line: string): CheckLine {
   }
   if (Buffer.byteLength(hex) !== 64) throw new Error('Invalid hash length');
   if (!HEX.test(hex)) throw new Error('Invalid hex');
-  const path = escaped ? unescape(printed) : printed;
+  const path = escaped ? unescapeName(printed) : printed;
   if (path.length === 0) throw new Error('empty file path');
   if (path.includes('\0')) throw new Error('Null character in path');
   if (path.includes('\ufffd')) throw new Error('Unicode replacement character in path');
@@ -68,7 +68,7 @@ export function parseCheckLine(line: string): CheckLine {
 
 const ESCAPES: Record<string, string> = { n: '\n', r: '\r', '\\': '\\' };
 
-function unescape(text: string): string {
+function unescapeName(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;

@@ -61,7 +61,7 @@ async function* chunks(path: Buffer): AsyncGenerator<Buffer> {
   const fd = openSync(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(64 * 1024);
-    for (let read; (read = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) yield buffer.subarray(0, read);
+    for (let read: number; (read = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) yield buffer.subarray(0, read);
   } finally {
     closeSync(fd);
   }
@@ -78,10 +78,12 @@ async function feed(path: Buffer, hasher: Blake3Hasher, options: Options): Promi
   try {
     const progress = Progress.maybe(file.stats.size, displayPath(path));
     let shown = 0;
-    const advance = progress && ((done: number) => {
-      progress.advance(done - shown);
-      shown = done;
-    });
+    const advance =
+      progress &&
+      ((done: number) => {
+        progress.advance(done - shown);
+        shown = done;
+      });
     await feedFile(path, file, hasher, { mmap: !options.noMmap, progress: advance, shrunk: 'hash' });
     progress?.finish();
   } finally {
@@ -115,7 +117,10 @@ function writeOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void
     }
     return;
   }
-  if (options.noNames) return out(`${hex()}\n`);
+  if (options.noNames) {
+    out(`${hex()}\n`);
+    return;
+  }
   const { text, escaped } = printablePath(path);
   const mark = escaped ? '\\' : '';
   out(options.tag ? `${mark}BLAKE3 (${text}) = ${hex()}\n` : `${mark}${hex()}  ${text}\n`);
@@ -173,7 +178,7 @@ async function* lines(checkfile: Buffer): AsyncGenerator<string> {
   let partial: Buffer[] = [];
   for await (const chunk of chunks(checkfile)) {
     let start = 0;
-    for (let newline; (newline = chunk.indexOf(0x0a, start)) >= 0; start = newline + 1) {
+    for (let newline: number; (newline = chunk.indexOf(0x0a, start)) >= 0; start = newline + 1) {
       const line = decode([...partial, chunk.subarray(start, newline + 1)]);
       partial = [];
       yield line;
@@ -184,7 +189,7 @@ async function* lines(checkfile: Buffer): AsyncGenerator<string> {
 }
 
 async function checkLine(b3: Blake3, line: string, options: Options): Promise<boolean> {
-  let parsed;
+  let parsed: ReturnType<typeof parseCheckLine>;
   try {
     parsed = parseCheckLine(line);
   } catch (error) {
@@ -228,7 +233,7 @@ function usageError(error: UsageError): number {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  let options;
+  let options: ReturnType<typeof parseOptions>;
   try {
     options = parseOptions(rawArgs(argv));
   } catch (error) {
@@ -236,8 +241,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
   try {
-    if ('help' in options) return out(options.help === 'long' ? LONG_HELP : SHORT_HELP), 0;
-    if ('version' in options) return out(`${NAME} ${__VERSION__}\n`), 0;
+    if ('help' in options) return (out(options.help === 'long' ? LONG_HELP : SHORT_HELP), 0);
+    if ('version' in options) return (out(`${NAME} ${__VERSION__}\n`), 0);
     if (options.raw && options.files.length > 1) throw new Error('Only one filename can be provided when using --raw');
     const b3 = await init();
     // 0 and no flag both mean one thread per core, as for b3sum.

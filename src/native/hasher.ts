@@ -53,7 +53,11 @@ export class NativeHasher extends Hasher {
    * hashed, fewer than `length` if the file ended first. */
   async updateFromFd(fd: number, offset: number, length: number, mmap: boolean, signal?: AbortSignal): Promise<number> {
     checkSignal(signal, 'signal');
-    for (const [name, value] of [['fd', fd], ['offset', offset], ['length', length]] as const) {
+    for (const [name, value] of [
+      ['fd', fd],
+      ['offset', offset],
+      ['length', length],
+    ] as const) {
       if (typeof value !== 'number') throw new TypeError(`blake3-kit: ${name} must be a number; got ${typeof value}`);
       if (!Number.isSafeInteger(value) || value < 0 || (name === 'fd' && value > 0x7fffffff)) {
         throw new RangeError(`blake3-kit: ${name} must be a non-negative ${name === 'fd' ? 'file descriptor' : 'safe integer'}; got ${value}`);

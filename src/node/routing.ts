@@ -68,6 +68,5 @@ export const routedOneShots = { hash: routedHash, keyedHash: routedKeyedHash, de
  * outgrew its batch routed by size like `hash()`. */
 export const routedEngine: HasherEngine<NativeHasherHandle> = {
   ...nativeEngine,
-  hashInto: (mode, key, bytes, out) =>
-    goesNative(bytes.length) ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out),
+  hashInto: (mode, key, bytes, out) => (goesNative(bytes.length) ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out)),
 };

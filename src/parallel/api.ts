@@ -104,7 +104,12 @@ async function hashBlob(lifecycle: PoolLifecycle, blob: Blob, options: ParallelO
  * undefined when `total` is at or below the threshold or no workers can
  * run, so the caller hashes serially.
  */
-async function hashRanges(lifecycle: PoolLifecycle, total: number, read: RangeReader, options: ParallelOptions | undefined): Promise<Uint8Array | undefined> {
+async function hashRanges(
+  lifecycle: PoolLifecycle,
+  total: number,
+  read: RangeReader,
+  options: ParallelOptions | undefined,
+): Promise<Uint8Array | undefined> {
   const { tree, length: outLength } = prepare(options);
   const workers = lifecycle.poolFor(total);
   if (!workers) return undefined;
@@ -121,7 +126,13 @@ async function hashStream(lifecycle: PoolLifecycle, source: StreamSource, option
   return readSource(source, options?.signal, (iterator) => streamTree(lifecycle, iterator, tree, outLength, options));
 }
 
-async function streamTree(lifecycle: PoolLifecycle, iterator: SourceIterator, tree: TreeMode, outLength: number, options: ParallelOptions | undefined): Promise<Uint8Array> {
+async function streamTree(
+  lifecycle: PoolLifecycle,
+  iterator: SourceIterator,
+  tree: TreeMode,
+  outLength: number,
+  options: ParallelOptions | undefined,
+): Promise<Uint8Array> {
   const workers = lifecycle.pool();
   if (!workers) return serialStream(iterator, outLength, options);
   const pieceLength = streamPieceLength(lifecycle.settings);

@@ -189,8 +189,7 @@ export class WorkerPool {
         if (message.type === 'done') {
           this.stats.jobs++;
           job.resolve({ cv: message.cv, bytes: job.transfer ? message.bytes : undefined });
-        }
-        else this.#fallBack(job, new Error(`blake3-kit: a worker failed: ${message.message}`));
+        } else this.#fallBack(job, new Error(`blake3-kit: a worker failed: ${message.message}`));
         this.#dispatch();
       }
     }

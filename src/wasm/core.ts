@@ -71,9 +71,7 @@ export function refreshViews(): void {
  * TypeScript first, so any code but out-of-memory means a bug here. */
 export function fail(code: number, operation: string): never {
   if (code === E_NO_MEMORY) {
-    throw new RangeError(
-      `blake3-kit: ${operation}: out of WebAssembly memory for hasher state; dispose() hashers that are no longer needed`,
-    );
+    throw new RangeError(`blake3-kit: ${operation}: out of WebAssembly memory for hasher state; dispose() hashers that are no longer needed`);
   }
   throw new Error(`blake3-kit: internal error ${code} in ${operation}`);
 }

@@ -13,14 +13,7 @@ export type Backend = WasmBackend | 'native' | `native+${WasmBackend}`;
 
 /** Where a wasm module comes from: a compiled module, its bytes, a URL or
  * path to it, or a fetch Response. */
-export type WasmSource =
-  | WebAssembly.Module
-  | ArrayBufferView
-  | ArrayBufferLike
-  | URL
-  | string
-  | Response
-  | PromiseLike<Response>;
+export type WasmSource = WebAssembly.Module | ArrayBufferView | ArrayBufferLike | URL | string | Response | PromiseLike<Response>;
 
 export interface Platform {
   defaultSource(flavour: Flavour): URL;
@@ -30,9 +23,7 @@ export interface Platform {
 
 // The smallest module with a v128 result and an instruction from the final
 // SIMD spec (i8x16.popcnt), so engines with pre-standard SIMD fail it too.
-const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
-]);
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
 
 let simdSupport: boolean | undefined;
 

@@ -116,7 +116,12 @@ describe('the addon', () => {
     const features = b.cpuFeatures();
     expect(typeof features).toBe('string');
     if (process.arch === 'x64') {
-      const flags = new Set(readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)![1]!.trim().split(/\s+/));
+      const flags = new Set(
+        readFileSync('/proc/cpuinfo', 'utf8')
+          .match(/^flags\s*:(.*)$/m)![1]!
+          .trim()
+          .split(/\s+/),
+      );
       const expected = ['avx512f', 'avx512vl', 'avx2', 'sse4.1', 'sse2'].filter((f) => flags.has(f.replace('.', '_')));
       expect(features).toBe(expected.join(' '));
     } else if (process.arch === 'arm64') {
@@ -129,7 +134,14 @@ describe('the addon', () => {
     expect(CONTEXT_KEY).toHaveLength(32);
     const context = 'blake3-kit 2026 héllo ✓ 🦀';
     const key = b.contextKey(context);
-    expect(oneShot(2, key, pattern(1025), 50)).toBe(hex(noble.create({ context: new TextEncoder().encode(context), dkLen: 50 }).update(pattern(1025)).digest()));
+    expect(oneShot(2, key, pattern(1025), 50)).toBe(
+      hex(
+        noble
+          .create({ context: new TextEncoder().encode(context), dkLen: 50 })
+          .update(pattern(1025))
+          .digest(),
+      ),
+    );
     expect(hex(b.contextKey(''))).not.toBe(hex(key));
     key.fill(0);
     expect(hex(b.contextKey(context))).not.toBe(hex(key));
@@ -282,21 +294,61 @@ describe('bad arguments', () => {
     ['setThreads(1025)', () => b.setThreads(1025), RangeError, 'n must be an integer from 0 to 1024, got 1025'],
     ['setThreads(NaN)', () => b.setThreads(NaN), RangeError, 'n must be an integer from 0 to 1024, got NaN'],
     ['positionLo -1', () => new b.NativeHasher(0).fill(one, -1, 0), RangeError, 'positionLo must be an integer from 0 to 4294967295, got -1'],
-    ['positionLo 2^32', () => new b.NativeHasher(0).fill(one, TWO_32, 0), RangeError, 'positionLo must be an integer from 0 to 4294967295, got 4294967296'],
-    ['positionHi 2^32', () => new b.NativeHasher(0).fill(one, 0, TWO_32), RangeError, 'positionHi must be an integer from 0 to 4294967295, got 4294967296'],
+    [
+      'positionLo 2^32',
+      () => new b.NativeHasher(0).fill(one, TWO_32, 0),
+      RangeError,
+      'positionLo must be an integer from 0 to 4294967295, got 4294967296',
+    ],
+    [
+      'positionHi 2^32',
+      () => new b.NativeHasher(0).fill(one, 0, TWO_32),
+      RangeError,
+      'positionHi must be an integer from 0 to 4294967295, got 4294967296',
+    ],
     ['fd -1', () => new b.NativeHasher(0).updateFromFd(-1, 0, 10, false), RangeError, 'fd must be an integer from 0 to 2147483647, got -1'],
-    ['fd 2^31', () => new b.NativeHasher(0).updateFromFd(2 ** 31, 0, 10, false), RangeError, 'fd must be an integer from 0 to 2147483647, got 2147483648'],
-    ['offset 2^53', () => new b.NativeHasher(0).updateFromFd(0, 2 ** 53, 10, false), RangeError, 'offset must be an integer from 0 to 9007199254740991, got 9007199254740992'],
-    ['length -1', () => new b.NativeHasher(0).updateFromFd(0, 0, -1, false), RangeError, 'length must be an integer from 0 to 9007199254740991, got -1'],
-    ['length 0.5', () => new b.NativeHasher(0).updateFromFd(0, 0, 0.5, true), RangeError, 'length must be an integer from 0 to 9007199254740991, got 0.5'],
+    [
+      'fd 2^31',
+      () => new b.NativeHasher(0).updateFromFd(2 ** 31, 0, 10, false),
+      RangeError,
+      'fd must be an integer from 0 to 2147483647, got 2147483648',
+    ],
+    [
+      'offset 2^53',
+      () => new b.NativeHasher(0).updateFromFd(0, 2 ** 53, 10, false),
+      RangeError,
+      'offset must be an integer from 0 to 9007199254740991, got 9007199254740992',
+    ],
+    [
+      'length -1',
+      () => new b.NativeHasher(0).updateFromFd(0, 0, -1, false),
+      RangeError,
+      'length must be an integer from 0 to 9007199254740991, got -1',
+    ],
+    [
+      'length 0.5',
+      () => new b.NativeHasher(0).updateFromFd(0, 0, 0.5, true),
+      RangeError,
+      'length must be an integer from 0 to 9007199254740991, got 0.5',
+    ],
     ['updateAsync signal {}', () => new b.NativeHasher(0).updateAsync(one, {} as AbortSignal), TypeError, 'signal must be an AbortSignal'],
     ['updateFromFd signal "x"', () => new b.NativeHasher(0).updateFromFd(0, 0, 1, false, 'x' as never), TypeError, 'signal must be an AbortSignal'],
     ['hashFile mode 3', () => b.hashFile(smallFile, 3, null, 32, true), RangeError, 'mode must be 0 (hash), 1 (keyed) or 2 (derive_key), got 3'],
     ['hashFile keyed without a key', () => b.hashFile(smallFile, 1, null, 32, false), TypeError, 'key is required in mode 1'],
     ['hashFile a 31-byte key', () => b.hashFile(smallFile, 2, new Uint8Array(31), 32, true), RangeError, 'key must be 32 bytes, got 31'],
     ['hashFile a key in hash mode', () => b.hashFile(smallFile, 0, KEY, 32, true), TypeError, 'key must be null or undefined in hash mode (0)'],
-    ['hashFile outLength -1', () => b.hashFile(smallFile, 0, null, -1, true), RangeError, 'outLength must be an integer from 0 to 4294967295, got -1'],
-    ['hashFile outLength 2^32', () => b.hashFile(smallFile, 0, null, TWO_32, false), RangeError, 'outLength must be an integer from 0 to 4294967295, got 4294967296'],
+    [
+      'hashFile outLength -1',
+      () => b.hashFile(smallFile, 0, null, -1, true),
+      RangeError,
+      'outLength must be an integer from 0 to 4294967295, got -1',
+    ],
+    [
+      'hashFile outLength 2^32',
+      () => b.hashFile(smallFile, 0, null, TWO_32, false),
+      RangeError,
+      'outLength must be an integer from 0 to 4294967295, got 4294967296',
+    ],
     ['hashFile signal {}', () => b.hashFile(smallFile, 0, null, 32, true, {} as AbortSignal), TypeError, 'signal must be an AbortSignal'],
   ];
 

@@ -19,7 +19,6 @@ mkdirSync(results, { recursive: true });
 const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-page-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-
 describe.each([true, false])('example page (cross-origin isolated: %s)', (isolated) => {
   it('hashes a picked 24 MiB file with workers, showing progress, digest and MB/s', async () => {
     const content = pattern(24 * 1024 * 1024 + 3, isolated ? 1 : 2);

@@ -95,7 +95,10 @@ describe('hashFile', () => {
   it('stops on abort and rejects with the reason', async () => {
     const path = file('abort', pattern(20 * 1024 * 1024));
     const controller = new AbortController();
-    const hashing = hashFile(path, { signal: controller.signal, onProgress: (done) => done >= 2 * 1024 * 1024 && controller.abort(new Error('enough')) });
+    const hashing = hashFile(path, {
+      signal: controller.signal,
+      onProgress: (done) => done >= 2 * 1024 * 1024 && controller.abort(new Error('enough')),
+    });
     await expect(hashing).rejects.toThrow('enough');
     await expect(hashFile(path, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
   });
@@ -238,12 +241,17 @@ describe('streams', () => {
     let emitted: Uint8Array | undefined;
     transform.on('digest', (digest: Uint8Array) => (emitted = digest));
     const collector = new HashSink();
-    await pipeline(createReadStream(path), transform, async function* (source) {
-      for await (const chunk of source) {
-        seen.push(chunk);
-        yield chunk;
-      }
-    }, collector);
+    await pipeline(
+      createReadStream(path),
+      transform,
+      async function* (source) {
+        for await (const chunk of source) {
+          seen.push(chunk);
+          yield chunk;
+        }
+      },
+      collector,
+    );
     expect(hex(transform.digest())).toBe(hex(b3.hash(content)));
     expect(hex(emitted!)).toBe(hex(b3.hash(content)));
     expect(hex(collector.digest())).toBe(hex(b3.hash(content)));

@@ -90,9 +90,7 @@ describe('init', () => {
     // A valid module that is not ours.
     const empty = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]);
     await expect(b3.init({ source: empty })).rejects.toThrow(/ABI is not version/);
-    const withImport = new Uint8Array([
-      0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 2, 7, 1, 1, 109, 1, 102, 0, 0,
-    ]);
+    const withImport = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 2, 7, 1, 1, 109, 1, 102, 0, 0]);
     await expect(b3.init({ source: withImport })).rejects.toThrow(/imports m\.f/);
     const api = await b3.init();
     expect(b3.toHex(api.hash('abc'))).toBe(ABC);

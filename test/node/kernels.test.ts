@@ -118,7 +118,11 @@ describe.each([0, 1, 2])(`simd128 and portable kernels agree in mode %i (seed ${
         pieces.push(piece);
         fed += piece;
       }
-      const reads: [number, number][] = [[0, 32], [rng.int(2 ** 40), 200], [2 ** 64 - 4096, 100]];
+      const reads: [number, number][] = [
+        [0, 32],
+        [rng.int(2 ** 40), 200],
+        [2 ** 64 - 4096, 100],
+      ];
       const a = simd.streamed(mode, input, pieces, reads);
       const b = scalar.streamed(mode, input, pieces, reads);
       if (a !== b) expect.fail(`length ${length}, pieces ${pieces.join(',')}: simd ${a} != scalar ${b}`);

@@ -15,7 +15,12 @@ function officialPatternHashes(): Map<number, string> {
   const manifest = fileURLToPath(new URL('../../crate/Cargo.toml', import.meta.url));
   const args = ['run', '-q', '--release', '--manifest-path', manifest, '-p', 'blake3-kit-vectors', '--', '--pattern'];
   const out = execFileSync('cargo', [...args, ...lengths.map(String)], { encoding: 'utf8' });
-  return new Map(out.trim().split('\n').map((line) => [Number(line.split(' ')[0]), line.split(' ')[1]!]));
+  return new Map(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => [Number(line.split(' ')[0]), line.split(' ')[1]!]),
+  );
 }
 
 /** Byte i is i % 251, filled by doubling copies (a byte loop takes seconds). */

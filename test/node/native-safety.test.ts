@@ -153,7 +153,8 @@ describe('mapped files and SIGBUS', () => {
   it('a SIGBUS listener added while a mapped hashFile runs, then a truncation: a settled promise, no hang', () => {
     // Node installs its own SIGBUS handler for the listener; without the
     // addon taking the front again, the truncated page faults for ever.
-    const result = child(`
+    const result = child(
+      `
       const { mkdtempSync, writeFileSync, appendFileSync, truncateSync, rmSync } = await import('node:fs');
       const { join } = await import('node:path');
       const { tmpdir } = await import('node:os');
@@ -178,7 +179,9 @@ describe('mapped files and SIGBUS', () => {
         process.off('SIGBUS', listener);
       }
       rmSync(dir, { recursive: true });
-      console.log(outcomes.join(' '));`, 120_000);
+      console.log(outcomes.join(' '));`,
+      120_000,
+    );
     expectClean(result);
     for (const outcome of result.stdout.trim().split(' ')) expect(['digest', 'ERR_FILE_TRUNCATED']).toContain(outcome);
   });

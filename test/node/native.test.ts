@@ -67,7 +67,14 @@ describe('routing', () => {
       expect(hex(b3.hash(input))).toBe(reference(input));
       expect(hex(namedHash(input))).toBe(reference(input)); // the named export routes the same way
       expect(hex(b3.keyedHash(KEY, input))).toBe(reference(input, { key: KEY }));
-      expect(hex(b3.deriveKey(CONTEXT, input, { length: 40 }))).toBe(hex(noble.create({ context: new TextEncoder().encode(CONTEXT), dkLen: 40 }).update(input).digest()));
+      expect(hex(b3.deriveKey(CONTEXT, input, { length: 40 }))).toBe(
+        hex(
+          noble
+            .create({ context: new TextEncoder().encode(CONTEXT), dkLen: 40 })
+            .update(input)
+            .digest(),
+        ),
+      );
       expect(native).toHaveBeenCalledTimes(nativeCalls);
     }
     // Below NATIVE_FROM, an even number of whole chunks goes native too.

@@ -22,9 +22,7 @@ describe('package', () => {
   it('loads with import from ESM through the node condition', () => {
     const code = `import { init, toHex } from 'blake3-kit';
       const api = await init({ flavour: 'scalar' }); console.log(api.backend, toHex(api.hash('abc')));`;
-    expect(execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' }).trim()).toBe(
-      `wasm-scalar ${ABC}`,
-    );
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' }).trim()).toBe(`wasm-scalar ${ABC}`);
   });
 
   it('maps the browser condition to the fetch-based entry and ships types and both wasm files', () => {
@@ -37,7 +35,14 @@ describe('package', () => {
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8' }));
     const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
     expect(files).toEqual(
-      expect.arrayContaining(['wasm/blake3-kit-simd.wasm', 'wasm/blake3-kit-scalar.wasm', 'dist/node.js', 'dist/browser.js', 'dist/index.d.ts', `native/blake3-kit.${process.platform}-${process.arch}.node`]),
+      expect.arrayContaining([
+        'wasm/blake3-kit-simd.wasm',
+        'wasm/blake3-kit-scalar.wasm',
+        'dist/node.js',
+        'dist/browser.js',
+        'dist/index.d.ts',
+        `native/blake3-kit.${process.platform}-${process.arch}.node`,
+      ]),
     );
     expect(files.some((f) => f.startsWith('crate/') || f.startsWith('test/') || f.startsWith('src/'))).toBe(false);
   });
@@ -61,7 +66,18 @@ it('types a consumer of every entry point with the shipped .d.ts files', () => {
     );
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, types: ['node'], lib: ['ES2022', 'DOM', 'ESNext.Disposable'] }, files: ['consumer.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+          lib: ['ES2022', 'DOM', 'ESNext.Disposable'],
+        },
+        files: ['consumer.ts'],
+      }),
     );
     const tsc = join(root, 'node_modules', '.bin', 'tsc');
     const run = spawnSync(tsc, ['-p', dir], { encoding: 'utf8' });
@@ -75,7 +91,9 @@ it('types a consumer of every entry point with the shipped .d.ts files', () => {
 describe('inputs from another realm', async () => {
   const b3 = await load();
   it('hashes a Uint8Array, ArrayBuffer and DataView made in a vm context', () => {
-    const foreign = runInNewContext('({ bytes: new Uint8Array([97, 98, 99]), buffer: new Uint8Array([97, 98, 99]).buffer, view: new DataView(new Uint8Array([0, 97, 98, 99]).buffer, 1) })');
+    const foreign = runInNewContext(
+      '({ bytes: new Uint8Array([97, 98, 99]), buffer: new Uint8Array([97, 98, 99]).buffer, view: new DataView(new Uint8Array([0, 97, 98, 99]).buffer, 1) })',
+    );
     expect(foreign.bytes instanceof Uint8Array).toBe(false);
     expect(b3.toHex(b3.hash(foreign.bytes))).toBe(ABC);
     expect(b3.toHex(b3.hash(foreign.buffer))).toBe(ABC);

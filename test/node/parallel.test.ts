@@ -46,7 +46,9 @@ describe('worker replies are checked', () => {
       process.env.BLAKE3_KIT_TEST_REPLY = kind;
       try {
         lib.configureParallel({ workers: 2, threshold: 0, pieceLength: 64 * 1024, workerUrl: badWorker, transport: 'transfer' });
-        await expect(lib.hashParallel(bytes)).rejects.toThrow(/^blake3-kit: a worker sent a malformed reply \(.+\); hashing on this thread from now on$/);
+        await expect(lib.hashParallel(bytes)).rejects.toThrow(
+          /^blake3-kit: a worker sent a malformed reply \(.+\); hashing on this thread from now on$/,
+        );
         expect(lib.parallelStatus().broken).toMatch(/malformed reply/);
         expect(lib.toHex(await lib.hashParallel(bytes))).toBe(lib.toHex(lib.hash(bytes)));
       } finally {
@@ -73,21 +75,31 @@ describe('no read ahead escapes as an unhandled rejection', () => {
 
   it('hashFile on a large file truncated while its pieces are read by workers', () => {
     // Small pieces: many reads ahead, each likely to meet the cut.
-    const result = child('b3.configureParallel({ pieceLength: 1 << 18 });', `try {
+    const result = child(
+      'b3.configureParallel({ pieceLength: 1 << 18 });',
+      `try {
         await b3.hashFile(path, { onProgress: () => cut || ((cut = true), fs.truncateSync(path, (5 << 20) + 100)) });
         seen.push('resolved');
-      } catch (e) { seen.push(e.code + ':' + e.read); }`);
+      } catch (e) { seen.push(e.code + ':' + e.read); }`,
+    );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout.trim()).toBe(`${Array(5).fill(`ERR_FILE_TRUNCATED:${(5 << 20) + 100}`).join(' ')} true`);
+    expect(result.stdout.trim()).toBe(
+      `${Array(5)
+        .fill(`ERR_FILE_TRUNCATED:${(5 << 20) + 100}`)
+        .join(' ')} true`,
+    );
   });
 
   it('hashBlob on a file-backed Blob whose file changed', () => {
-    const result = child('b3.configureParallel({ pieceLength: 1 << 20 });', `const blob = await fs.openAsBlob(path);
+    const result = child(
+      'b3.configureParallel({ pieceLength: 1 << 20 });',
+      `const blob = await fs.openAsBlob(path);
       try {
         await b3.hashBlob(blob, { onProgress: () => cut || ((cut = true), fs.writeFileSync(path, 'changed')) });
         seen.push('resolved');
-      } catch (e) { seen.push(e.name); }`);
+      } catch (e) { seen.push(e.name); }`,
+    );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toBe(`${Array(5).fill('NotReadableError').join(' ')} true`);

@@ -133,7 +133,10 @@ export function asyncContract(subject: AsyncSubject) {
           const done = seen.map((call) => call[1]);
           expect(done, `${api} counts up`).toEqual([...done].sort((a, b) => a - b));
           expect(done.at(-1)).toBe(length);
-          expect(done.filter((d) => d === length), `${api} reaches the total once`).toHaveLength(1);
+          expect(
+            done.filter((d) => d === length),
+            `${api} reaches the total once`,
+          ).toHaveLength(1);
         }
         expect(toHex(hash(data)), 'the input is untouched').toBe(toHex(hash(bytes(length))));
       }
@@ -178,7 +181,10 @@ export function asyncContract(subject: AsyncSubject) {
         }
       }
       const iterableAbort = new AbortController();
-      const iterating = hashStream(generated(), { signal: iterableAbort.signal, onProgress: (done) => done >= 2 * piece && iterableAbort.abort(reason) });
+      const iterating = hashStream(generated(), {
+        signal: iterableAbort.signal,
+        onProgress: (done) => done >= 2 * piece && iterableAbort.abort(reason),
+      });
       await expect(iterating).rejects.toBe(reason);
       expect(released, 'the iterator was returned').toBe(true);
 
@@ -197,7 +203,9 @@ export function asyncContract(subject: AsyncSubject) {
 
       const plain = pattern(length);
       let moved = false;
-      const detaching = hashParallel(plain, { onProgress: () => moved || ((moved = true), structuredClone(plain.buffer, { transfer: [plain.buffer] })) });
+      const detaching = hashParallel(plain, {
+        onProgress: () => moved || ((moved = true), structuredClone(plain.buffer, { transfer: [plain.buffer] })),
+      });
       await expect(detaching).rejects.toThrow(/^blake3-kit: input was detached or shrunk/);
       expect(toHex(await hashParallel(pattern(length, 1)))).toBe(toHex(hash(pattern(length, 1))));
     });

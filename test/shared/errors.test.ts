@@ -50,7 +50,14 @@ describe('TypeError for wrong types', () => {
     throwsNaming(() => hash('x', { length: 32n as never }), TypeError, /options\.length/);
     throwsNaming(() => hash('x', { key: KEY, context: 'c' }), TypeError, /key.*context/);
     throwsNaming(() => createHasher().digestInto('out' as never), TypeError, /out/);
-    throwsNaming(() => createHasher().xof().read('8' as never), TypeError, /length/);
+    throwsNaming(
+      () =>
+        createHasher()
+          .xof()
+          .read('8' as never),
+      TypeError,
+      /length/,
+    );
   });
 
   it('a position that is not a bigint or number', () => {
@@ -142,7 +149,8 @@ describe('after a failure', () => {
 describe('names', () => {
   it('exported classes keep their names in the built bundle', async () => {
     // The suite runs from src/ in Node; the bundle is what users import.
-    const built = typeof window === 'undefined' ? await import(/* @vite-ignore */ '../../dist/node.js') : await import(/* @vite-ignore */ '/dist/browser.js');
+    const built =
+      typeof window === 'undefined' ? await import(/* @vite-ignore */ '../../dist/node.js') : await import(/* @vite-ignore */ '/dist/browser.js');
     await built.init();
     expect(built.Hasher.name).toBe('Hasher');
     expect(built.XofReader.name).toBe('XofReader');

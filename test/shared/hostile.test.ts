@@ -45,7 +45,13 @@ describe('options must be plain objects', () => {
     typeErrorNaming(() => new b3.Hasher(value as never), /options/);
     typeErrorNaming(() => keyedHash(KEY, 'message', value as never), /options/);
     typeErrorNaming(() => deriveKey('context', 'material', value as never), /options/);
-    typeErrorNaming(() => createHasher().update('x').digest(value as never), /options/);
+    typeErrorNaming(
+      () =>
+        createHasher()
+          .update('x')
+          .digest(value as never),
+      /options/,
+    );
   });
 
   it('the message says where a key goes', () => {

@@ -46,8 +46,11 @@ export function parallelSuite(lib: Lib, env: Env) {
         const ctx = new TextEncoder().encode('parallel ctx');
         expect(toHex(await hashParallel(bytes)), `length ${length}`).toBe(toHex(hash(bytes)));
         expect(toHex(await hashParallel(bytes, { key: KEY, length: 100 }))).toBe(toHex(noble(bytes, { key: KEY, dkLen: 100 })));
-        expect(toHex(await hashParallel(bytes, { context: 'parallel ctx', length: 70_000 }))).toBe(toHex(hash(bytes, { context: 'parallel ctx', length: 70_000 })));
-        if (length < 4 * 1024 * 1024) expect(toHex(await hashParallel(bytes, { context: 'parallel ctx' }))).toBe(toHex(noble(bytes, { context: ctx })));
+        expect(toHex(await hashParallel(bytes, { context: 'parallel ctx', length: 70_000 }))).toBe(
+          toHex(hash(bytes, { context: 'parallel ctx', length: 70_000 })),
+        );
+        if (length < 4 * 1024 * 1024)
+          expect(toHex(await hashParallel(bytes, { context: 'parallel ctx' }))).toBe(toHex(noble(bytes, { context: ctx })));
       }
       // Blobs take the same sizes; streams, of unknown length, 1 MiB pieces.
       const bytes = pattern(lengths[0]!, 3) as Uint8Array<ArrayBuffer>;
@@ -97,7 +100,9 @@ export function parallelSuite(lib: Lib, env: Env) {
       await expect(hashStream(null as never)).rejects.toBeInstanceOf(TypeError);
       expect(() => configureParallel({ pieceLength: 3000 })).toThrow(RangeError);
       expect(() => configureParallel({ workers: -1 })).toThrow(RangeError);
-      expect(() => configureParallel({ workers: 5000 })).toThrow(/^blake3-kit: options\.workers must be from 1 to 1024, or 0 for one per core; got 5000$/);
+      expect(() => configureParallel({ workers: 5000 })).toThrow(
+        /^blake3-kit: options\.workers must be from 1 to 1024, or 0 for one per core; got 5000$/,
+      );
       expect(() => configureParallel({ workers: 5000 })).toThrow(RangeError);
       expect(() => configureParallel({ workerUrl: 42 as never })).toThrow(TypeError);
       expect(() => configureParallel({ workerUrl: 42 as never })).toThrow(/options\.workerUrl/);
@@ -120,6 +125,5 @@ export function parallelSuite(lib: Lib, env: Env) {
       terminateWorkers();
       expect(parallelStatus().workers).toBe(0);
     });
-
   });
 }

@@ -42,7 +42,15 @@ const ARITIES: [Export, number][] = [
   ['merge_non_root', 1],
   ['merge_root', 4],
 ];
-const SLOT_TAKING = new Set<Export>(['hasher_update', 'hasher_finalize', 'hasher_reset', 'hasher_clone', 'hasher_free', 'hasher_set_input_offset', 'hasher_finalize_non_root']);
+const SLOT_TAKING = new Set<Export>([
+  'hasher_update',
+  'hasher_finalize',
+  'hasher_reset',
+  'hasher_clone',
+  'hasher_free',
+  'hasher_set_input_offset',
+  'hasher_finalize_non_root',
+]);
 
 /** Runs `calls` random calls on a fresh instance; returns its exports. */
 function fuzz(seed: number, calls: number): CoreExports {
@@ -52,15 +60,24 @@ function fuzz(seed: number, calls: number): CoreExports {
   const live = new Set<number>();
   const hostile = (): number => {
     switch (rng.int(12)) {
-      case 0: return -1 - rng.int(10);
-      case 1: return 2 ** 31 - 1 + rng.int(3);
-      case 2: return 2 ** 32 + rng.int(70_000);
-      case 3: return [NaN, Infinity, -Infinity, -0, 0.5, 1e300][rng.int(6)];
-      case 4: return stagingLen - 2 + rng.int(5);
-      case 5: return rng.int(1024) * 1024;
-      case 6: return rng.int(2 ** 32);
-      case 7: return -(2 ** 31) - rng.int(3);
-      default: return rng.int(70_000);
+      case 0:
+        return -1 - rng.int(10);
+      case 1:
+        return 2 ** 31 - 1 + rng.int(3);
+      case 2:
+        return 2 ** 32 + rng.int(70_000);
+      case 3:
+        return [NaN, Infinity, -Infinity, -0, 0.5, 1e300][rng.int(6)];
+      case 4:
+        return stagingLen - 2 + rng.int(5);
+      case 5:
+        return rng.int(1024) * 1024;
+      case 6:
+        return rng.int(2 ** 32);
+      case 7:
+        return -(2 ** 31) - rng.int(3);
+      default:
+        return rng.int(70_000);
     }
   };
   for (let i = 0; i < calls; i++) {
@@ -111,18 +128,22 @@ describe.runIf(module)('raw wasm exports under random and invalid integers', () 
     expectStillRight(fuzz(seed, CALLS), seed);
   });
 
-  it.runIf(seconds > 0)('long mode: fresh seeds until BLAKE3_KIT_FUZZ_SECONDS pass', () => {
-    const deadline = Date.now() + seconds * 1000;
-    let rounds = 0;
-    while (Date.now() < deadline) {
-      const seed = Math.floor(Math.random() * 2 ** 31);
-      try {
-        expectStillRight(fuzz(seed, CALLS), seed);
-      } catch (error) {
-        throw new Error(`BLAKE3_KIT_FUZZ_SEED=${seed} fails: ${(error as Error).message}`, { cause: error });
+  it.runIf(seconds > 0)(
+    'long mode: fresh seeds until BLAKE3_KIT_FUZZ_SECONDS pass',
+    () => {
+      const deadline = Date.now() + seconds * 1000;
+      let rounds = 0;
+      while (Date.now() < deadline) {
+        const seed = Math.floor(Math.random() * 2 ** 31);
+        try {
+          expectStillRight(fuzz(seed, CALLS), seed);
+        } catch (error) {
+          throw new Error(`BLAKE3_KIT_FUZZ_SEED=${seed} fails: ${(error as Error).message}`, { cause: error });
+        }
+        rounds++;
       }
-      rounds++;
-    }
-    expect(rounds).toBeGreaterThan(0);
-  }, (seconds + 60) * 1000);
+      expect(rounds).toBeGreaterThan(0);
+    },
+    (seconds + 60) * 1000,
+  );
 });

@@ -76,9 +76,7 @@ describe('memory', () => {
     const input = random(seed).bytes(headStart + 47 * 65536);
     const expected = noble(input);
     const before = stats().memoryBytes;
-    const hashers = Array.from({ length: 100 }, () =>
-      b3.createHasher().update(input.subarray(0, headStart)).update(input.subarray(headStart)),
-    );
+    const hashers = Array.from({ length: 100 }, () => b3.createHasher().update(input.subarray(0, headStart)).update(input.subarray(headStart)));
     const grown = stats().memoryBytes > before;
     const digests = hashers.map((h) => h.digest());
     // The clone copies a tail too.

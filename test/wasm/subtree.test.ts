@@ -31,7 +31,19 @@ describe.each(modes)(`subtrees in $name mode (seed ${seed})`, (m) => {
   it('match serial hashing around piece boundaries, with extended output', () => {
     const piece = 4096;
     const input = pattern(piece * 9 + 1025, 3);
-    for (const length of [piece + 1, piece + 1023, piece + 1024, piece + 1025, 2 * piece - 1, 2 * piece, 2 * piece + 1, 3 * piece, 5 * piece + 7, 8 * piece, 9 * piece + 1025]) {
+    for (const length of [
+      piece + 1,
+      piece + 1023,
+      piece + 1024,
+      piece + 1025,
+      2 * piece - 1,
+      2 * piece,
+      2 * piece + 1,
+      3 * piece,
+      5 * piece + 7,
+      8 * piece,
+      9 * piece + 1025,
+    ]) {
       const bytes = input.subarray(0, length);
       expect(b3.toHex(viaPieces(bytes, piece, m)), `length ${length}`).toBe(b3.toHex(b3.hash(bytes, m.options)));
     }
