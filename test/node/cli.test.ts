@@ -367,6 +367,16 @@ describe('blake3-kit CLI against b3sum: adversarial cases', () => {
     expect(mine.stderr).toBe(normalise(theirs.stderr));
   });
 
+  it('streams output longer than a string can hold (--length 3e8, 6e8 hex digits)', () => {
+    // Both outputs are hashed on the way, so neither passes through the test.
+    const digestOf = (command: string) =>
+      spawnSync('bash', ['-o', 'pipefail', '-c', `${command} --no-names -l 300000000 a | b3sum`], { cwd: dir, encoding: 'utf8' });
+    const theirs = digestOf('b3sum');
+    const ours = digestOf(`${bashQuote(process.execPath)} ${bashQuote(cli)}`);
+    expect(ours.status).toBe(0);
+    expect(ours.stdout).toBe(theirs.stdout);
+  }, 120_000);
+
   it('reads at most 33 key bytes from an endless stdin, as b3sum does', () => {
     const endless = (command: string) =>
       spawnSync('bash', ['-c', `yes | ${command} --keyed a`], {
