@@ -10,14 +10,14 @@
 // (--seek near 2^64; the crate calls it unspecified, and keeps counting
 // blocks), where our library stops; that file then fails with its message.
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import { NativeHasher, configureParallel, init, toHex, type Blake3, type Blake3Hasher } from '../node.js';
 import { parseOptions, UsageError, type Options } from './args.js';
 import { rawArgs } from './argv.js';
 import { displayPath, parseCheckLine, printablePath } from './check-format.js';
 import { LONG_HELP, NAME, SHORT_HELP } from './help.js';
-import { StdoutError, err, out } from './output.js';
+import { StdoutError, err, out, readSome } from './io.js';
 import { Progress } from './progress.js';
 
 declare const __VERSION__: string;
@@ -61,18 +61,17 @@ function describe(error: unknown): string {
 
 let readBuffer: Buffer | undefined;
 
-/** Chunks of stdin, or of the file at `path`, read in order. */
-async function* chunks(path: Buffer): AsyncGenerator<Buffer> {
-  if (path.equals(STDIN)) {
-    for await (const chunk of process.stdin) yield chunk as Buffer;
-    return;
-  }
-  const fd = openSync(path, 'r');
+/** Chunks of stdin, or of the file at `path`, read in order to EOF. Each
+ * call has its own buffer: a checkfile's chunk must outlive the hashing of
+ * the files it names. */
+function* chunks(path: Buffer): Generator<Buffer> {
+  const stdin = path.equals(STDIN);
+  const fd = stdin ? 0 : openSync(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(64 * 1024);
-    for (let read; (read = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) yield buffer.subarray(0, read);
+    for (let read; (read = readSome(fd, buffer)) > 0; ) yield buffer.subarray(0, read);
   } finally {
-    closeSync(fd);
+    if (!stdin) closeSync(fd);
   }
 }
 
@@ -80,7 +79,7 @@ async function* chunks(path: Buffer): AsyncGenerator<Buffer> {
 async function feed(path: Buffer, hasher: Blake3Hasher, options: Options): Promise<void> {
   if (path.equals(STDIN)) {
     if (options.keyed) throw new Error('Cannot open `-` in keyed mode');
-    for await (const chunk of chunks(STDIN)) hasher.update(chunk);
+    for (const chunk of chunks(STDIN)) hasher.update(chunk);
     return;
   }
   const fd = openSync(path, 'r');
@@ -93,7 +92,7 @@ async function feed(path: Buffer, hasher: Blake3Hasher, options: Options): Promi
       // Sequential reads to EOF: pipes, FIFOs and devices can't pread, and
       // procfs/sysfs sizes are not their content's.
       const buffer = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
-      for (let read; (read = readSync(fd, buffer, 0, READ_SIZE, null)) > 0; ) {
+      for (let read; (read = readSome(fd, buffer)) > 0; ) {
         hasher.update(buffer.subarray(0, read));
         progress?.advance(read);
       }
@@ -156,9 +155,9 @@ function writeOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void
 }
 
 /** At most 33 bytes, as b3sum reads: an endless stdin is no reason to hang. */
-async function readKey(): Promise<Uint8Array> {
+function readKey(): Uint8Array {
   let key = Buffer.alloc(0);
-  for await (const chunk of chunks(STDIN)) {
+  for (const chunk of chunks(STDIN)) {
     key = Buffer.concat([key, chunk]);
     if (key.length > 32) throw new Error('read more than 32 key bytes from stdin');
   }
@@ -195,7 +194,7 @@ const strictLine = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * reads them: one at a time, so output keeps pace with input; a line that is
  * not UTF-8 ends the file with an error, after the lines before it were
  * checked. A BOM stays, and fails the first line. */
-async function* lines(checkfile: Buffer): AsyncGenerator<string> {
+function* lines(checkfile: Buffer): Generator<string> {
   const decode = (pieces: Buffer[]) => {
     try {
       return strictLine.decode(Buffer.concat(pieces));
@@ -205,7 +204,7 @@ async function* lines(checkfile: Buffer): AsyncGenerator<string> {
   };
   // A line's pieces from earlier chunks (copied: chunks reuses its buffer).
   let partial: Buffer[] = [];
-  for await (const chunk of chunks(checkfile)) {
+  for (const chunk of chunks(checkfile)) {
     let start = 0;
     for (let newline; (newline = chunk.indexOf(0x0a, start)) >= 0; start = newline + 1) {
       const line = decode([...partial, chunk.subarray(start, newline + 1)]);
@@ -247,7 +246,7 @@ async function checkLine(b3: Blake3, line: string, options: Options): Promise<bo
 async function checkFiles(b3: Blake3, options: Options): Promise<number> {
   let failures = 0;
   for (const checkfile of options.files) {
-    for await (const line of lines(checkfile)) {
+    for (const line of lines(checkfile)) {
       if (!(await checkLine(b3, line, options))) failures++;
     }
   }
@@ -278,7 +277,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const threads = options.numThreads;
     if (threads !== undefined) configureParallel({ workers: Number(threads < MAX_THREADS ? threads : MAX_THREADS) });
     if (options.check) return await checkFiles(b3, options);
-    const key = options.keyed ? await readKey() : undefined;
+    const key = options.keyed ? readKey() : undefined;
     const { deriveKey: context } = options;
     const newHasher = () => b3.createHasher(key ? { key } : context !== undefined ? { context } : undefined);
     return await hashFiles(options, newHasher);

@@ -298,6 +298,10 @@ describe('blake3-kit CLI against b3sum: adversarial cases', () => {
     ['-h', { args: ['-h'] }],
     ['--help', { args: ['--help', '--bogus'] }],
     ['a name that is not UTF-8 and missing', { args: [oddNames.missing, 'a'] }],
+    ['stdin that is a directory', { args: ['-', 'a'], before: 'exec < a-directory' }],
+    ['a checkfile on stdin that is a directory', { args: ['-c'], before: 'exec < a-directory' }],
+    ['a key on stdin that is a directory', { args: ['--keyed', 'a'], before: 'exec < a-directory' }],
+    ['stdin closed', { args: ['-'], before: 'exec <&-' }],
   ])('%s', (_label, raw) => {
     sameRaw(raw);
   });
