@@ -7,7 +7,7 @@
 // reports (procfs says 0, sysfs 4096), and a file that shrinks is hashed as
 // far as it goes. Memory stays flat for any file size.
 
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import { NativeHasher, configureParallel, init, toHex, type Blake3, type Blake3Hasher, type KeyOption } from '../node.js';
 import { feedFile, openFile } from '../node/feed.js';
@@ -15,7 +15,7 @@ import { parseOptions, UsageError, type Options } from './args.js';
 import { rawArgs } from './argv.js';
 import { displayPath, parseCheckLine, printablePath } from './check-format.js';
 import { LONG_HELP, NAME, SHORT_HELP } from './help.js';
-import { StdoutError, err, out } from './output.js';
+import { StdoutError, err, out, readSome } from './io.js';
 import { Progress } from './progress.js';
 
 declare const __VERSION__: string;
@@ -49,21 +49,20 @@ function describe(error: unknown): string {
   const { code, message } = error as { code?: string; message?: string };
   const errno = code === undefined ? undefined : (constants.errno as Record<string, number>)[code];
   if (code !== undefined && STRERROR[code] !== undefined && errno !== undefined) return `${STRERROR[code]} (os error ${errno})`;
-  return message ?? String(error);
+  return message ?? code ?? String(error);
 }
 
-/** Chunks of stdin, or of the file at `path`, read in order. */
-async function* chunks(path: Buffer): AsyncGenerator<Buffer> {
-  if (path.equals(STDIN)) {
-    for await (const chunk of process.stdin) yield chunk as Buffer;
-    return;
-  }
-  const fd = openSync(path, 'r');
+/** Chunks of stdin, or of the file at `path`, read in order to EOF. Each
+ * call has its own buffer: a checkfile's chunk must outlive the hashing of
+ * the files it names. */
+function* chunks(path: Buffer): Generator<Buffer> {
+  const stdin = path.equals(STDIN);
+  const fd = stdin ? 0 : openSync(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(64 * 1024);
-    for (let read: number; (read = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) yield buffer.subarray(0, read);
+    for (let read: number; (read = readSome(fd, buffer)) > 0; ) yield buffer.subarray(0, read);
   } finally {
-    closeSync(fd);
+    if (!stdin) closeSync(fd);
   }
 }
 
@@ -71,7 +70,7 @@ async function* chunks(path: Buffer): AsyncGenerator<Buffer> {
 async function feed(path: Buffer, hasher: Blake3Hasher, options: Options): Promise<void> {
   if (path.equals(STDIN)) {
     if (options.keyed) throw new Error('Cannot open `-` in keyed mode');
-    for await (const chunk of process.stdin) hasher.update(chunk as Buffer);
+    for (const chunk of chunks(STDIN)) hasher.update(chunk);
     return;
   }
   const file = await openFile(path);
@@ -100,36 +99,40 @@ function hasherFor(b3: Blake3, options?: KeyOption): Blake3Hasher {
 function writeOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void {
   using reader = hasher.xof();
   reader.position = options.seek;
-  const hex = () => {
-    let text = '';
+  // Written piece by piece, as b3sum prints: --length may exceed any buffer.
+  const pieces = (write: (bytes: Uint8Array) => void) => {
     for (let left = options.length; left > 0n; ) {
       const size = left < BigInt(OUTPUT_PIECE) ? Number(left) : OUTPUT_PIECE;
-      text += toHex(reader.read(size));
+      write(reader.read(size));
       left -= BigInt(size);
     }
-    return text;
   };
+  const hex = () => pieces((bytes) => out(toHex(bytes)));
   if (options.raw) {
-    for (let left = options.length; left > 0n; ) {
-      const size = left < BigInt(OUTPUT_PIECE) ? Number(left) : OUTPUT_PIECE;
-      out(reader.read(size));
-      left -= BigInt(size);
-    }
+    pieces(out);
     return;
   }
   if (options.noNames) {
-    out(`${hex()}\n`);
+    hex();
+    out('\n');
     return;
   }
   const { text, escaped } = printablePath(path);
-  const mark = escaped ? '\\' : '';
-  out(options.tag ? `${mark}BLAKE3 (${text}) = ${hex()}\n` : `${mark}${hex()}  ${text}\n`);
+  if (escaped) out('\\');
+  if (options.tag) {
+    out(`BLAKE3 (${text}) = `);
+    hex();
+    out('\n');
+  } else {
+    hex();
+    out(`  ${text}\n`);
+  }
 }
 
 /** At most 33 bytes, as b3sum reads: an endless stdin is no reason to hang. */
-async function readKey(): Promise<Uint8Array> {
+function readKey(): Uint8Array {
   let key = Buffer.alloc(0);
-  for await (const chunk of chunks(STDIN)) {
+  for (const chunk of chunks(STDIN)) {
     key = Buffer.concat([key, chunk]);
     if (key.length > 32) throw new Error('read more than 32 key bytes from stdin');
   }
@@ -166,7 +169,7 @@ const strictLine = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * reads them: one at a time, so output keeps pace with input; a line that is
  * not UTF-8 ends the file with an error, after the lines before it were
  * checked. A BOM stays, and fails the first line. */
-async function* lines(checkfile: Buffer): AsyncGenerator<string> {
+function* lines(checkfile: Buffer): Generator<string> {
   const decode = (pieces: Buffer[]) => {
     try {
       return strictLine.decode(Buffer.concat(pieces));
@@ -176,7 +179,7 @@ async function* lines(checkfile: Buffer): AsyncGenerator<string> {
   };
   // A line's pieces from earlier chunks (copied: chunks reuses its buffer).
   let partial: Buffer[] = [];
-  for await (const chunk of chunks(checkfile)) {
+  for (const chunk of chunks(checkfile)) {
     let start = 0;
     for (let newline: number; (newline = chunk.indexOf(0x0a, start)) >= 0; start = newline + 1) {
       const line = decode([...partial, chunk.subarray(start, newline + 1)]);
@@ -218,7 +221,7 @@ async function checkLine(b3: Blake3, line: string, options: Options): Promise<bo
 async function checkFiles(b3: Blake3, options: Options): Promise<number> {
   let failures = 0;
   for (const checkfile of options.files) {
-    for await (const line of lines(checkfile)) {
+    for (const line of lines(checkfile)) {
       if (!(await checkLine(b3, line, options))) failures++;
     }
   }
@@ -249,7 +252,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const threads = options.numThreads;
     if (threads !== undefined) configureParallel({ workers: Number(threads < MAX_THREADS ? threads : MAX_THREADS) });
     if (options.check) return await checkFiles(b3, options);
-    const key = options.keyed ? await readKey() : undefined;
+    const key = options.keyed ? readKey() : undefined;
     const { deriveKey: context } = options;
     const newHasher = () => hasherFor(b3, key ? { key } : context !== undefined ? { context } : undefined);
     return await hashFiles(options, newHasher);

@@ -298,6 +298,10 @@ describe('blake3-kit CLI against b3sum: adversarial cases', () => {
     ['-h', { args: ['-h'] }],
     ['--help', { args: ['--help', '--bogus'] }],
     ['a name that is not UTF-8 and missing', { args: [oddNames.missing, 'a'] }],
+    ['stdin that is a directory', { args: ['-', 'a'], before: 'exec < a-directory' }],
+    ['a checkfile on stdin that is a directory', { args: ['-c'], before: 'exec < a-directory' }],
+    ['a key on stdin that is a directory', { args: ['--keyed', 'a'], before: 'exec < a-directory' }],
+    ['stdin closed', { args: ['-'], before: 'exec <&-' }],
   ])('%s', (_label, raw) => {
     sameRaw(raw);
   });
@@ -366,6 +370,16 @@ describe('blake3-kit CLI against b3sum: adversarial cases', () => {
     expect(mine.status).toBe(theirs.status);
     expect(mine.stderr).toBe(normalise(theirs.stderr));
   });
+
+  it('streams output longer than a string can hold (--length 3e8, 6e8 hex digits)', () => {
+    // Both outputs are hashed on the way, so neither passes through the test.
+    const digestOf = (command: string) =>
+      spawnSync('bash', ['-o', 'pipefail', '-c', `${command} --no-names -l 300000000 a | b3sum`], { cwd: dir, encoding: 'utf8' });
+    const theirs = digestOf('b3sum');
+    const ours = digestOf(`${bashQuote(process.execPath)} ${bashQuote(cli)}`);
+    expect(ours.status).toBe(0);
+    expect(ours.stdout).toBe(theirs.stdout);
+  }, 120_000);
 
   it('reads at most 33 key bytes from an endless stdin, as b3sum does', () => {
     const endless = (command: string) =>
