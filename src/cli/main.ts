@@ -20,7 +20,8 @@ import { Progress } from './progress.js';
 
 declare const __VERSION__: string;
 
-const OUTPUT_PIECE = 32 * 1024;
+/** Output bytes per write to stdout. */
+const OUTPUT_WRITE = 32 * 1024;
 /** The addon's thread limit; b3sum takes any count, and more can't help. */
 const MAX_THREADS = 1024n;
 /** Rust's exit status after a panic, which is how b3sum's print! fails. */
@@ -102,7 +103,7 @@ function writeOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void
   // Written piece by piece, as b3sum prints: --length may exceed any buffer.
   const pieces = (write: (bytes: Uint8Array) => void) => {
     for (let left = options.length; left > 0n; ) {
-      const size = left < BigInt(OUTPUT_PIECE) ? Number(left) : OUTPUT_PIECE;
+      const size = left < BigInt(OUTPUT_WRITE) ? Number(left) : OUTPUT_WRITE;
       write(reader.read(size));
       left -= BigInt(size);
     }

@@ -21,7 +21,7 @@ import type { NativeHasherHandle } from './addon.js';
  * (tens of microseconds) against ~3 ms of hashing for 16 MiB on two cores,
  * and an abort waits for at most one step.
  */
-export const NATIVE_PIECE = 16 << 20;
+export const NATIVE_STEP = 16 << 20;
 
 /**
  * Runs a native task with a signal of our own that follows the caller's:
@@ -56,7 +56,7 @@ const IDLE_MS = 1000;
 let idleTimer: ReturnType<typeof setTimeout> | undefined;
 
 function takeStaging(): Uint8Array {
-  return spare.pop() ?? new Uint8Array(new SharedArrayBuffer(NATIVE_PIECE));
+  return spare.pop() ?? new Uint8Array(new SharedArrayBuffer(NATIVE_STEP));
 }
 
 function giveBackStaging(buffer: Uint8Array): void {
@@ -67,7 +67,7 @@ function giveBackStaging(buffer: Uint8Array): void {
 }
 
 /**
- * Hashes all of `bytes` into `state` off the JS thread, in NATIVE_PIECE
+ * Hashes all of `bytes` into `state` off the JS thread, in NATIVE_STEP
  * steps; `onProgress` gets the bytes done after each. Rejects if the caller
  * detaches or shrinks `bytes` meanwhile (before a digest could name bytes
  * that are gone), or with the signal's reason. Settles only once no task
@@ -81,8 +81,8 @@ export async function absorb(
 ): Promise<void> {
   const total = bytes.length;
   if (inSharedMemory(bytes)) {
-    for (let offset = 0; offset < total; offset += NATIVE_PIECE) {
-      const end = Math.min(total, offset + NATIVE_PIECE);
+    for (let offset = 0; offset < total; offset += NATIVE_STEP) {
+      const end = Math.min(total, offset + NATIVE_STEP);
       await abortable((inner) => state.updateAsync(bytes.subarray(offset, end), inner), signal);
       onProgress?.(end);
     }
@@ -92,8 +92,8 @@ export async function absorb(
   let running: Promise<void> | undefined;
   let runningEnd = 0;
   try {
-    for (let offset = 0, step = 0; offset < total; offset += NATIVE_PIECE, step++) {
-      const end = Math.min(total, offset + NATIVE_PIECE);
+    for (let offset = 0, step = 0; offset < total; offset += NATIVE_STEP, step++) {
+      const end = Math.min(total, offset + NATIVE_STEP);
       checkIntact(bytes, total, 'input');
       const buffer = (staging[step & 1] ??= takeStaging());
       const piece = buffer.subarray(0, end - offset);

@@ -7,7 +7,7 @@ import { chunkBytes, readSource, type StreamSource } from '../stream-source.js';
 import { nativeHash, inputBytes } from './hash.js';
 import { NativeHasher } from './hasher.js';
 
-export { NATIVE_PIECE } from './absorb.js';
+export { NATIVE_STEP } from './absorb.js';
 
 /** Below this an input is hashed synchronously: one napi call, where a
  * thread-pool round trip would cost more than the hashing. */

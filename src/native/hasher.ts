@@ -4,7 +4,7 @@
 import { ADOPT, BUSY, Hasher, STATE } from '../hasher.js';
 import { checkSignal, toBytes, type Input, type KeyOption } from '../input.js';
 import { MODE_KEYED, modeOf, notInitialized } from '../modes.js';
-import { NATIVE_PIECE, abortable, absorb } from './absorb.js';
+import { NATIVE_STEP, abortable, absorb } from './absorb.js';
 import { addon, type NativeHasherHandle } from './addon.js';
 import { nativeEngine } from './engine.js';
 
@@ -35,7 +35,7 @@ export class NativeHasher extends Hasher {
     const bytes = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
     const state = this[STATE]() as NativeHasherHandle;
     // One piece is all-or-nothing in the addon; several need a snapshot.
-    const before = bytes.length > NATIVE_PIECE ? state.clone() : undefined;
+    const before = bytes.length > NATIVE_STEP ? state.clone() : undefined;
     this[BUSY](true);
     let failed = false;
     try {

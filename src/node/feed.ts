@@ -4,7 +4,7 @@
 // b3sum's do (see FeedPolicy).
 //
 // Regular files: with a NativeHasher, the official crate reads (or maps)
-// them off the JS thread on all cores, in NATIVE_PIECE steps when there is
+// them off the JS thread on all cores, in NATIVE_STEP steps when there is
 // progress to report or a signal to watch, else in one task; otherwise two
 // reused buffers, the next read in libuv's thread pool while the current
 // piece is hashed. FIFOs and pipes have no positions (ESPIPE): they are read
@@ -15,11 +15,11 @@ import { constants, open as openFd, type PathLike, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import type { Hasher } from '../hasher.js';
-import { NATIVE_PIECE } from '../native/absorb.js';
+import { NATIVE_STEP } from '../native/absorb.js';
 import type { NativeHasher } from '../native/hasher.js';
 
 /** Bytes per read on this thread. */
-const PIECE = 1 << 20;
+const READ_BYTES = 1 << 20;
 /** Opening a FIFO without it waits for a writer, in a libuv thread that no
  * abort can free. It changes nothing for regular files. */
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -115,7 +115,7 @@ function onAddon(hasher: Hasher): hasher is NativeHasher {
   return typeof (hasher as unknown as Partial<NativeHasher>).updateFromFd === 'function';
 }
 
-/** A regular file through the addon, in steps that each end at NATIVE_PIECE
+/** A regular file through the addon, in steps that each end at NATIVE_STEP
  * or at the end of the file; one step if nothing is reported or watched:
  * the threads stay busy from the first byte to the last (1 GiB cached, 2
  * threads: one task 145 ms, 16 MiB steps 169 ms, b3sum 154 ms). */
@@ -124,7 +124,7 @@ async function readNative(file: OpenFile, hasher: NativeHasher, policy: FeedPoli
   const map = mmap && file.stats.size >= MAP_FROM;
   // b3sum maps the size at open; reads go on to the end.
   const end = map && policy.shrunk === 'hash' ? file.stats.size : Number.MAX_SAFE_INTEGER;
-  const step = report || signal ? NATIVE_PIECE : Number.MAX_SAFE_INTEGER;
+  const step = report || signal ? NATIVE_STEP : Number.MAX_SAFE_INTEGER;
   for (let done = 0; done < end; ) {
     signal?.throwIfAborted();
     const want = Math.min(step, end - done);
@@ -151,16 +151,16 @@ async function readRegular(
   signal: AbortSignal | undefined,
   progress: ((done: number) => void) | undefined,
 ): Promise<void> {
-  const buffers = [Buffer.allocUnsafe(PIECE), Buffer.allocUnsafe(PIECE)];
+  const buffers = [Buffer.allocUnsafe(READ_BYTES), Buffer.allocUnsafe(READ_BYTES)];
   let done = 0;
-  let pending: Promise<{ bytesRead: number }> | undefined = file.read(buffers[0]!, 0, PIECE, 0);
+  let pending: Promise<{ bytesRead: number }> | undefined = file.read(buffers[0]!, 0, READ_BYTES, 0);
   try {
     for (let turn = 0; ; turn ^= 1) {
       const { bytesRead }: { bytesRead: number } = await pending;
       pending = undefined;
       signal?.throwIfAborted();
       if (bytesRead === 0) return;
-      pending = file.read(buffers[turn ^ 1]!, 0, PIECE, done + bytesRead);
+      pending = file.read(buffers[turn ^ 1]!, 0, READ_BYTES, done + bytesRead);
       hasher.update(buffers[turn]!.subarray(0, bytesRead));
       done += bytesRead;
       progress?.(done);
@@ -178,9 +178,9 @@ async function readSequentially(
   signal: AbortSignal | undefined,
   onProgress: ((done: number, total?: number) => void) | undefined,
 ): Promise<void> {
-  const buffer = Buffer.allocUnsafe(PIECE);
+  const buffer = Buffer.allocUnsafe(READ_BYTES);
   for (let done = 0; ; ) {
-    const { bytesRead } = await file.read(buffer, 0, PIECE, null);
+    const { bytesRead } = await file.read(buffer, 0, READ_BYTES, null);
     signal?.throwIfAborted();
     if (bytesRead === 0) return;
     hasher.update(buffer.subarray(0, bytesRead));

@@ -3,7 +3,7 @@
 // Native-only cases (thread count, busy hashers, hashFile) are in
 // native.test.ts.
 import * as lib from 'blake3-kit';
-import { NATIVE_PIECE } from '../../src/native/absorb.js';
+import { NATIVE_STEP } from '../../src/native/absorb.js';
 import { asyncContract } from '../shared/async-contract.js';
 import { load } from '../shared/setup.js';
 
@@ -11,7 +11,7 @@ await load();
 asyncContract({
   name: 'the native addon',
   lib,
-  piece: NATIVE_PIECE,
+  piece: NATIVE_STEP,
   copiedAhead: 2, // one piece hashing, the next staged (native/absorb.ts)
   reset: () => lib.configureParallel({ workers: 0 }),
 });
