@@ -160,3 +160,22 @@ describe('names', () => {
     hasher.dispose();
   });
 });
+
+describe('outputs and hex sources take no strings', () => {
+  it('says so instead of listing strings among the accepted types', () => {
+    const cases: [string, () => unknown][] = [
+      ['bytes', () => toHex('abc' as never)],
+      ['out', () => createHasher().digestInto('abc' as never)],
+      [
+        'out',
+        () =>
+          createHasher()
+            .xof()
+            .readInto('abc' as never),
+      ],
+    ];
+    for (const [name, run] of cases) {
+      throwsNaming(run, TypeError, new RegExp(`${name}.*Uint8Array, ArrayBufferView or ArrayBuffer; got string \\(strings are not accepted here\\)`));
+    }
+  });
+});
