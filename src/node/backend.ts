@@ -20,6 +20,17 @@ export interface NodeInitOptions extends InitOptions {
 
 const URL_SCHEME = /^[a-z][a-z0-9+.-]+:/i; // at least two letters: not a drive
 
+/** An environment variable, or undefined where reading one is not allowed:
+ * Deno without --allow-env throws (NotCapable) on any access. Settings from
+ * the environment are optional; init() must work without them. */
+function env(name: string): string | undefined {
+  try {
+    return process.env[name];
+  } catch {
+    return undefined;
+  }
+}
+
 const nativeOneShots: OneShots = { hash: nativeHash, keyedHash: nativeKeyedHash, deriveKey: nativeDeriveKey };
 
 /** Where the package's files are; the entry point (src/node.ts, bundled
@@ -36,9 +47,9 @@ export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => ({
     if (url.protocol === 'file:') return readFile(url);
     return fetch(url);
   },
-  backendVariable: () => process.env[BACKEND_VARIABLE],
+  backendVariable: () => env(BACKEND_VARIABLE),
   loadNative(options) {
-    loadAddon((options as NodeInitOptions).nativePath ?? process.env.BLAKE3_KIT_NATIVE_PATH ?? packaged.addon);
+    loadAddon((options as NodeInitOptions).nativePath ?? env('BLAKE3_KIT_NATIVE_PATH') ?? packaged.addon);
     return { oneShots: nativeOneShots, engine: nativeEngine, routed: { oneShots: routedOneShots, engine: routedEngine } };
   },
 });

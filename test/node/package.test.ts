@@ -48,6 +48,26 @@ describe('package', () => {
   });
 });
 
+it('ships both licence texts', () => {
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8' }));
+  const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
+  expect(files).toEqual(expect.arrayContaining(['LICENSE-MIT', 'LICENSE-APACHE']));
+});
+
+it('initialises where reading the environment throws (Deno without --allow-env)', () => {
+  // Deno's process.env throws NotCapable on every access without the permission.
+  // Node's own module loader reads it too: deny it once the package is loaded.
+  const script = `const b3 = await import(${JSON.stringify(`${root}/dist/node.js`)});
+    const env = Object.getOwnPropertyDescriptor(process, 'env');
+    Object.defineProperty(process, 'env', { configurable: true, get() { throw new Error('NotCapable: Requires env access'); } });
+    const api = await b3.init();
+    Object.defineProperty(process, 'env', env); // console.log reads it
+    console.log(api.backend, b3.toHex(api.hash('abc')));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  expect(run.stdout.trim()).toMatch(/^(native\+)?wasm-simd 6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85$/);
+});
+
 it('types a consumer of every entry point with the shipped .d.ts files', () => {
   // Inside the package, so 'blake3-kit' resolves through its own exports map.
   mkdirSync(join(root, 'test-results'), { recursive: true });
