@@ -8,6 +8,7 @@
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { isMain, main, root } from './lib.mjs';
 
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -20,6 +21,18 @@ const sharedNodeEntry = {
   },
 };
 
+/** Base64 of a built wasm flavour, for the inline entry (src/inline.ts). */
+const embedded = (flavour) => JSON.stringify(readFileSync(join(root, `wasm/blake3-kit-${flavour}.wasm`)).toString('base64'));
+
+/** Keeps each `import … from '….wasm'` for the edge platform's bundler,
+ * with a suffix where it wants one (Vercel Edge: `?module`). */
+const wasmImports = (suffix) => ({
+  name: 'wasm-imports',
+  setup(b) {
+    b.onResolve({ filter: /\.wasm$/ }, (args) => ({ path: args.path + suffix, external: true }));
+  },
+});
+
 // keepNames: users see class names (error.name, Hasher.name, stack traces);
 // minified, FileTruncatedError.name was 'ke'.
 const common = { bundle: true, format: 'esm', minify: true, keepNames: true, sourcemap: true, logLevel: 'warning' };
@@ -28,6 +41,30 @@ export async function bundle() {
   await Promise.all([
     build({ ...common, entryPoints: [join(root, 'src/node.ts')], outfile: join(root, 'dist/node.js'), platform: 'node', target: 'node20' }),
     build({ ...common, entryPoints: [join(root, 'src/browser.ts')], outfile: join(root, 'dist/browser.js'), platform: 'browser', target: 'es2022' }),
+    // Both wasm flavours embedded; platform-neutral, so one file serves
+    // Node and browsers.
+    build({
+      ...common,
+      entryPoints: [join(root, 'src/inline.ts')],
+      outfile: join(root, 'dist/inline.js'),
+      platform: 'neutral',
+      target: 'es2022',
+      define: { __BLAKE3_KIT_SIMD_WASM__: embedded('simd'), __BLAKE3_KIT_SCALAR_WASM__: embedded('scalar') },
+    }),
+    // The .wasm imported as a module: Cloudflare (workerd) and Vercel Edge.
+    ...[
+      ['workerd', ''],
+      ['edge-light', '?module'],
+    ].map(([name, suffix]) =>
+      build({
+        ...common,
+        entryPoints: [join(root, 'src/workerd.ts')],
+        outfile: join(root, `dist/${name}.js`),
+        platform: 'neutral',
+        target: 'es2022',
+        plugins: [wasmImports(suffix)],
+      }),
+    ),
     // Hashing workers: dist/worker.js (module Web Worker) and dist/worker-node.js.
     build({
       ...common,
@@ -54,6 +91,8 @@ export async function bundle() {
       define: { __VERSION__: JSON.stringify(version) },
     }),
   ]);
+  const gzip = (file) => `${(gzipSync(readFileSync(join(root, 'dist', file)), { level: 9 }).length / 1024).toFixed(1)} KB gzip`;
+  console.error(`dist/inline.js: ${gzip('inline.js')} (both wasm flavours inside); dist/workerd.js: ${gzip('workerd.js')} + the .wasm`);
 }
 
 if (isMain(import.meta.url)) await main(bundle);

@@ -1,0 +1,46 @@
+// Entry point with both wasm flavours embedded (blake3-kit/inline), for
+// places that can't fetch or read a file next to the code: esbuild or Rollup
+// without plugins, single-file bundles, Node apps bundled with
+// `esbuild --platform=node`. init() compiles the chosen flavour from bytes,
+// which a CSP allows with 'wasm-unsafe-eval'. It never fetches or reads a
+// file, and has no workers (a single file has no worker script to start).
+//
+// Both flavours are embedded, so that engines without SIMD (Safari before
+// 16.4) still work and init({ flavour }) means what it means elsewhere; only
+// the chosen one is decoded. Measured (scripts/bundle.mjs prints it):
+// dist/inline.js is 30.6 KB gzip (89 KB raw); SIMD alone would be about
+// 17.5 KB (base64 of each flavour is 12.9/13.9 KB gzip). The default browser
+// entry is 11.6 KB gzip plus one .wasm file (10.2/9.4 KB gzip).
+
+import type { Blake3 } from './api.js';
+import { initBackend, type InitOptions } from './backend.js';
+import type { Flavour, Platform } from './wasm/load.js';
+
+export * from './api.js';
+
+// Base64 of wasm/*.wasm, put in by scripts/bundle.mjs.
+declare const __BLAKE3_KIT_SIMD_WASM__: string;
+declare const __BLAKE3_KIT_SCALAR_WASM__: string;
+
+function embedded(flavour: Flavour): Uint8Array {
+  const text = atob(flavour === 'simd' ? __BLAKE3_KIT_SIMD_WASM__ : __BLAKE3_KIT_SCALAR_WASM__);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+const inlinePlatform: Platform = {
+  defaultSource: () => {
+    throw new Error('blake3-kit: the inline entry has no wasm file to locate');
+  },
+  load: () =>
+    Promise.reject(new TypeError('blake3-kit: the inline entry does not fetch or read files; pass options.source as bytes or a WebAssembly.Module')),
+};
+
+/** Compiles the embedded wasm once (later calls return the same result) and
+ * resolves to the synchronous API. */
+export function init(options?: InitOptions): Promise<Blake3> {
+  // Not an object: initBackend rejects it with the usual message.
+  if (typeof options !== 'object' || options === null) return initBackend(inlinePlatform, options ?? { source: embedded });
+  return initBackend(inlinePlatform, { ...options, source: options.source ?? embedded });
+}
