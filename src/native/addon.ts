@@ -63,14 +63,16 @@ export interface NativeStatus {
 export let addon: NativeAddon | undefined;
 let status: NativeStatus = { loaded: false, path: undefined };
 
-const require = createRequire(import.meta.url);
+// Made on first load: bundled as CommonJS, import.meta.url is empty and
+// createRequire throws, which must fail the load (kept as its cause), not the import.
+let require: NodeJS.Require | undefined;
 
 /** Loads the addon at `location` and makes it the one in use. Throws an
  * Error whose `cause` is the underlying failure. */
 export function loadAddon(location: URL | string): NativeAddon {
   const path = location instanceof URL ? fileURLToPath(location) : location;
   try {
-    const loaded = require(path) as NativeAddon;
+    const loaded = (require ??= createRequire(import.meta.url))(path) as NativeAddon;
     const version = typeof loaded.abiVersion === 'function' ? loaded.abiVersion() : undefined;
     if (version !== NATIVE_ABI_VERSION) {
       throw new Error(`its ABI version is ${String(version)}, not ${NATIVE_ABI_VERSION}; rebuild it with \`npm run build:native\``);

@@ -3,7 +3,7 @@
 // the optional native addon with its routed combination.
 
 import { readFile } from 'node:fs/promises';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { OneShots } from '../api.js';
 import { BACKEND_VARIABLE, type BackendPlatform, type InitOptions } from '../backend.js';
 import { loadAddon } from '../native/addon.js';
@@ -40,16 +40,37 @@ export interface PackagedFiles {
   addon: URL;
 }
 
-export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => ({
-  defaultSource: packaged.wasm,
-  async load(location) {
-    const url = location instanceof URL ? location : URL_SCHEME.test(location) ? new URL(location) : pathToFileURL(location);
-    if (url.protocol === 'file:') return readFile(url);
-    return fetch(url);
-  },
-  backendVariable: () => env(BACKEND_VARIABLE),
-  loadNative(options) {
-    loadAddon((options as NodeInitOptions).nativePath ?? env('BLAKE3_KIT_NATIVE_PATH') ?? packaged.addon);
-    return { oneShots: nativeOneShots, engine: nativeEngine, routed: { oneShots: routedOneShots, engine: routedEngine } };
-  },
-});
+// A bundle of this code has its own location, not the package's: the wasm
+// files are not beside it (ESM), or import.meta.url is empty (CommonJS).
+const BUNDLED_APART =
+  "blake3-kit: the package's wasm files are not beside this code, as happens when it is bundled (esbuild --platform=node, for one); import 'blake3-kit/inline', which has the wasm inside, or pass init({ source })";
+
+export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => {
+  const defaults = new Set<string>();
+  return {
+    defaultSource(flavour) {
+      try {
+        const url = packaged.wasm(flavour);
+        defaults.add(url.href);
+        return url;
+      } catch (error) {
+        throw new Error(BUNDLED_APART, { cause: error });
+      }
+    },
+    async load(location) {
+      const url = location instanceof URL ? location : URL_SCHEME.test(location) ? new URL(location) : pathToFileURL(location);
+      if (url.protocol !== 'file:') return fetch(url);
+      try {
+        return await readFile(url);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !defaults.has(url.href)) throw error;
+        throw new Error(`${BUNDLED_APART} (${fileURLToPath(url)} is missing)`, { cause: error });
+      }
+    },
+    backendVariable: () => env(BACKEND_VARIABLE),
+    loadNative(options) {
+      loadAddon((options as NodeInitOptions).nativePath ?? env('BLAKE3_KIT_NATIVE_PATH') ?? packaged.addon);
+      return { oneShots: nativeOneShots, engine: nativeEngine, routed: { oneShots: routedOneShots, engine: routedEngine } };
+    },
+  };
+};
