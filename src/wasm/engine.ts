@@ -8,9 +8,14 @@ import { fillFromSlot, updateSlotBytes, updateSlotString, wasmContextKeys } from
 
 /** Frees the slots of hashers and readers that were never disposed, once the
  * garbage collector has reclaimed them. */
-const forgotten = new FinalizationRegistry<number>((slot) => {
-  core?.hasher_free(slot);
-});
+// Cloudflare Workers before compatibility date 2025-05-05 have no
+// FinalizationRegistry; there a hasher's slot is freed by destroy() only.
+const forgotten =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<number>((slot) => {
+        core?.hasher_free(slot);
+      })
+    : undefined;
 
 export const wasmEngine: HasherEngine<number> = {
   // Each wasm update of a few bytes costs a call plus, usually, one
@@ -34,9 +39,9 @@ export const wasmEngine: HasherEngine<number> = {
     core!.hasher_free(slot);
   },
   track(owner, slot) {
-    forgotten.register(owner, slot, owner);
+    forgotten?.register(owner, slot, owner);
   },
   untrack(owner) {
-    forgotten.unregister(owner);
+    forgotten?.unregister(owner);
   },
 };
