@@ -92,8 +92,10 @@ describe.skipIf(flavour !== 'simd')('entries for places without a file to fetch'
     expect(readdirSync(outdir)).toEqual(['page.js']);
     writeFileSync(join(outdir, 'index.html'), '<!doctype html><meta charset="utf-8"><body><script type="module" src="page.js"></script>');
     const strict = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'";
+    const requested: string[] = [];
     const server = createServer(async (request, response) => {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+      requested.push(url.pathname);
       // /no-wasm/ shows that the CSP is enforced: without 'wasm-unsafe-eval' compiling is refused.
       const csp = url.pathname.startsWith('/no-wasm/') ? "default-src 'self'; script-src 'self'" : strict;
       const name = url.pathname.replace(/^\/(no-wasm\/)?/, '') || 'index.html';
@@ -116,6 +118,8 @@ describe.skipIf(flavour !== 'simd')('entries for places without a file to fetch'
       await page.waitForFunction(() => document.body.dataset.out !== undefined, undefined, { timeout: 30_000 });
       expect(await page.evaluate(() => document.body.dataset.out)).toBe(`wasm-simd ${expected}`);
       expect(errors).toEqual([]);
+      // The page and the one script: nothing else fetched.
+      expect(requested.filter((path) => path !== '/favicon.ico')).toEqual(['/', '/page.js']);
       const refused = await browser.newPage();
       const refusals: string[] = [];
       refused.on('pageerror', (error) => refusals.push(error.message));
@@ -167,4 +171,56 @@ describe.skipIf(flavour !== 'simd')('entries for places without a file to fetch'
     },
     90_000,
   );
+
+  it('the edge-light condition imports both .wasm files with the ?module suffix Vercel Edge compiles at deploy time', async () => {
+    // Only the resolution is checked here: no Vercel Edge runtime runs in this test.
+    const imports: string[] = [];
+    await bundle('edge.js', `import { init } from 'blake3-kit'; export default init;\n`, {
+      platform: 'neutral',
+      format: 'esm',
+      conditions: ['edge-light', 'worker', 'browser'],
+      plugins: [
+        {
+          name: 'record-wasm',
+          setup(b) {
+            b.onResolve({ filter: /\.wasm/ }, (args) => {
+              imports.push(`${args.importer.slice(project.length)} -> ${args.path}`);
+              return { path: args.path, external: true };
+            });
+          },
+        },
+      ],
+    });
+    expect(imports.sort()).toEqual([
+      '/node_modules/blake3-kit/dist/edge-light.js -> ../wasm/blake3-kit-scalar.wasm?module',
+      '/node_modules/blake3-kit/dist/edge-light.js -> ../wasm/blake3-kit-simd.wasm?module',
+    ]);
+  });
+
+  it('types blake3-kit/inline with the browser API only (no hashFile)', () => {
+    writeFileSync(
+      join(project, 'typed.ts'),
+      `import * as inline from 'blake3-kit/inline';
+      import { init, toHex, type Blake3Hasher } from 'blake3-kit/inline';
+      const b3 = await init({ flavour: 'scalar' });
+      const hasher: Blake3Hasher = b3.createHasher().update('abc');
+      void toHex(hasher.digest());
+      // @ts-expect-error: the inline entry has no file API
+      void inline.hashFile;\n`,
+    );
+    // ESNext.Disposable until the shipped types stop needing it (issue 11).
+    const options = {
+      module: 'ESNext',
+      moduleResolution: 'bundler',
+      target: 'ES2022',
+      strict: true,
+      noEmit: true,
+      types: [],
+      lib: ['ES2022', 'DOM', 'ESNext.Disposable'],
+    };
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['typed.ts'] }));
+    const run = spawnSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', project], { encoding: 'utf8' });
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  });
 });
