@@ -33,16 +33,6 @@ const consumer = (entry: string, style: 'esm' | 'cjs') =>
 
 let dir: string;
 let project: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'blake3-kit-inline-'));
-  project = join(dir, 'app');
-  mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' }));
-  // The tarball has no dependencies: nothing to download.
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: project, stdio: 'ignore' });
-}, 120_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function bundle(name: string, source: string, options: Parameters<typeof build>[0]): Promise<string> {
   writeFileSync(join(project, name), source);
@@ -59,6 +49,17 @@ function runElsewhere(file: string) {
 }
 
 describe.skipIf(flavour !== 'simd')('entries for places without a file to fetch', () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'blake3-kit-inline-'));
+    project = join(dir, 'app');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' }));
+    // The tarball has no dependencies: nothing to download.
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: project, stdio: 'ignore' });
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
   it.each(['esm', 'cjs'] as const)('blake3-kit/inline bundled by esbuild --platform=node (%s) is one file that hashes right', async (style) => {
     const outdir = await bundle(`inline-${style}.${style === 'esm' ? 'mjs' : 'cjs'}`, consumer('blake3-kit/inline', style), {
       platform: 'node',
