@@ -177,8 +177,16 @@ function native() {
 }
 
 function typescript() {
-  const inputs = [at('src'), at('tsconfig.json'), at('scripts', 'bundle.mjs')];
-  if (newestMtime(inputs) <= oldestMtime([at('dist', 'node.js')])) return say('typescript', 'up to date');
+  // dist/inline.js embeds the wasm files, so they are inputs too.
+  const inputs = [
+    at('src'),
+    at('tsconfig.json'),
+    at('scripts', 'bundle.mjs'),
+    at('wasm', 'blake3-kit-simd.wasm'),
+    at('wasm', 'blake3-kit-scalar.wasm'),
+  ];
+  const outputs = ['node.js', 'browser.js', 'inline.js', 'workerd.js', 'edge-light.js'].map((file) => at('dist', file));
+  if (newestMtime(inputs) <= oldestMtime(outputs)) return say('typescript', 'up to date');
   say('typescript', 'npm run build:ts');
   run('npm', ['run', '--silent', 'build:ts']);
 }
