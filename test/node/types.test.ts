@@ -113,8 +113,9 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
     expect(negative.output).not.toMatch(/node_modules/);
   });
 
-  it('a Node project type-checks with the Node API under node16 and bundler (the node condition)', () => {
-    const dir = consumer('node', { 'package.json': '{ "type": "module" }', 'app.ts': nodeApp }, true);
+  it('a Node project type-checks with the Node API under node16, bundler (the node condition) and from CommonJS', () => {
+    const cjs = `import b3 = require('blake3-kit');\nconst digest: Promise<Uint8Array> = b3.hashFile('f');\nvoid digest;\n`;
+    const dir = consumer('node', { 'package.json': '{ "type": "module" }', 'app.ts': nodeApp, 'app.cts': cjs }, true);
     const node16 = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'node16', moduleResolution: 'node16' });
     expect(node16.output).toBe('');
     expect(node16.status).toBe(0);
@@ -123,6 +124,10 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
     const bundler = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'preserve', moduleResolution: 'bundler', customConditions: ['node'] });
     expect(bundler.output).toBe('');
     expect(bundler.status).toBe(0);
+    // CommonJS: require() of our ES modules (Node >= 20.19), typed by nodenext.
+    const required = typeCheck(dir, 'app.cts', { ...nodeLib, module: 'nodenext', moduleResolution: 'nodenext' });
+    expect(required.output).toBe('');
+    expect(required.status).toBe(0);
   });
 
   it('passes publint', () => {
