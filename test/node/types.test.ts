@@ -89,7 +89,7 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
     work = mkdtempSync(join(tmpdir(), 'blake3-kit-types-'));
     const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
     tarball = join(work, packed.filename);
-  });
+  }, 60_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('a browser project type-checks with the browser API, without Node types or lib esnext.disposable', () => {
