@@ -5,10 +5,15 @@ import { activeEngine, type HasherEngine } from './engine.js';
 import { checkOptions, checkReadEnd, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption } from './input.js';
 import { MODE_KEYED, modeOf, type Mode } from './modes.js';
 
+/** Stands in for `Symbol.dispose` in the types where the consumer's lib has
+ * none (no `esnext.disposable`, no @types/node): the shipped .d.ts must
+ * compile there, and `typeof Symbol.dispose` would not. */
+declare const noDisposeSymbol: unique symbol;
+type DisposeSymbol = SymbolConstructor extends { readonly dispose: infer S extends symbol } ? S : typeof noDisposeSymbol;
+
 /** `Symbol.dispose` where the engine has it, else the well-known fallback
  * TypeScript's `using` lowering looks for. */
-export const disposeSymbol: typeof Symbol.dispose =
-  (Symbol as { dispose?: typeof Symbol.dispose }).dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
+export const disposeSymbol: DisposeSymbol = (Symbol as { dispose?: DisposeSymbol }).dispose ?? (Symbol.for('Symbol.dispose') as DisposeSymbol);
 
 /**
  * Small updates are copied into a per-hasher batch of BATCH bytes and reach

@@ -27,7 +27,15 @@ describe('package', () => {
 
   it('maps the browser condition to the fetch-based entry and ships types and both wasm files', () => {
     const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
-    expect(pkg.exports['.']).toMatchObject({ types: './dist/index.d.ts', browser: './dist/browser.js', node: './dist/node.js' });
+    // Each condition its own types (test/node/types.test.ts checks them in consumers).
+    expect(pkg.exports['.']).toMatchObject({
+      browser: { types: './dist/browser.d.ts', default: './dist/browser.js' },
+      node: { types: './dist/node.d.ts', default: './dist/node.js' },
+      default: { types: './dist/browser.d.ts', default: './dist/browser.js' },
+    });
+    // For resolvers that ignore "exports": "browser" for those that honour it
+    // (Parcel's default config), "main" for the rest, which are Node-like.
+    expect(pkg).toMatchObject({ main: './dist/node.js', browser: './dist/browser.js', types: './dist/node.d.ts' });
     const browserEntry = readFileSync(`${root}/dist/browser.js`, 'utf8');
     expect(browserEntry).toMatch(/new URL\(["']\.\.\/wasm\/blake3-kit-simd\.wasm["'], ?import\.meta\.url\)/);
     expect(browserEntry).toMatch(/new URL\(["']\.\.\/wasm\/blake3-kit-scalar\.wasm["'], ?import\.meta\.url\)/);
@@ -40,7 +48,8 @@ describe('package', () => {
         'wasm/blake3-kit-scalar.wasm',
         'dist/node.js',
         'dist/browser.js',
-        'dist/index.d.ts',
+        'dist/browser.d.ts',
+        'dist/node.d.ts',
         `native/blake3-kit.${process.platform}-${process.arch}.node`,
       ]),
     );

@@ -1,0 +1,158 @@
+// The shipped types, from the packed tarball (`npm pack`) in fresh consumer
+// projects: the browser/default condition has the browser API only and needs
+// no Node types nor lib esnext.disposable; Node resolution (node16, and
+// bundler with the `node` condition) has the full Node API. Then publint and
+// attw on the same package.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flavour } from '../shared/setup.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+
+// Outside the repository, so that no node_modules (nor @types) of ours is
+// found by walking up from a consumer.
+let work = '';
+let tarball = '';
+
+/** A consumer project with the tarball unpacked as node_modules/blake3-kit:
+ * what `npm install <tarball>` does for a package without dependencies, with
+ * no registry involved. `nodeTypes` links our pinned @types/node in. */
+function consumer(name: string, files: Record<string, string>, nodeTypes: boolean): string {
+  const dir = join(work, name);
+  const pkg = join(dir, 'node_modules', 'blake3-kit');
+  mkdirSync(pkg, { recursive: true });
+  execFileSync('tar', ['xzf', tarball, '-C', pkg, '--strip-components=1']);
+  if (nodeTypes) {
+    mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true });
+    symlinkSync(join(root, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'), 'dir');
+  }
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+/** Type-checks `file` in `dir` with these compiler options; tsc's output. */
+function typeCheck(dir: string, file: string, options: Record<string, unknown>): { status: number | null; output: string } {
+  const strict = { strict: true, noEmit: true, skipLibCheck: false, target: 'ES2022' };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...strict, ...options }, files: [file] }));
+  const run = spawnSync(bin('tsc'), ['-p', dir], { encoding: 'utf8', timeout: 60_000 });
+  return { status: run.status, output: run.stdout + run.stderr };
+}
+
+const browserApp = `import { init, createHasher, Hasher, toHex, hashParallel, hashBlob, hashStream, configureParallel, parallelStatus, terminateWorkers, type Blake3, type InitOptions } from 'blake3-kit';
+const options: InitOptions = { flavour: 'scalar' };
+const b3: Blake3 = await init(options);
+const hasher: Hasher = createHasher({ key: new Uint8Array(32) }).update('abc');
+const out: Uint8Array = hasher.xof().read(5);
+hasher.dispose();
+configureParallel({ workers: 2 });
+const digests: Uint8Array[] = [await hashParallel(new Uint8Array(8)), await hashBlob(new Blob(['abc'])), await hashStream(new Blob(['abc']).stream())];
+void [toHex(b3.hash('abc')), out, digests, parallelStatus(), terminateWorkers()];
+`;
+
+/** Each of these names is Node-only: the browser types must not have it. */
+const nodeOnly = [
+  'hashFile',
+  'HashSink',
+  'HashTransform',
+  'nativeStatus',
+  'NativeHasher',
+  'nativeThreshold',
+  'FileTruncatedError',
+  'NativeXofReader',
+  'NodeInitOptions',
+];
+
+const nodeApp = `import { init, toHex, hashFile, HashSink, HashTransform, nativeStatus, NativeHasher, nativeThreshold, hashParallel, type NodeInitOptions } from 'blake3-kit';
+const options: NodeInitOptions = { backend: 'native' };
+const b3 = await init(options);
+const digest: Promise<Uint8Array> = hashFile('f', { mmap: true, onProgress: (done: number) => done });
+const sink: HashSink = new HashSink();
+sink.end('abc', 'utf8');
+void [toHex(b3.hash('abc')), digest, HashTransform, nativeStatus().error?.cause, NativeHasher, nativeThreshold, hashParallel(new Uint8Array(8))];
+// @ts-expect-error: not a backend
+void init({ backend: 'gpu' });
+`;
+
+// A browser project as users set one up: DOM, no Node types at all.
+const browserLib = { lib: ['ES2022', 'DOM'], types: [], module: 'ESNext', moduleResolution: 'bundler' };
+// Node projects keep lib DOM: the types name WebAssembly.Module and
+// Transferable, which @types/node 20 does not declare.
+const nodeLib = { lib: ['ES2022', 'DOM'], types: ['node'] };
+
+describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'blake3-kit-types-'));
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
+    tarball = join(work, packed.filename);
+  }, 60_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('a browser project type-checks with the browser API, without Node types or lib esnext.disposable', () => {
+    const dir = consumer('browser', { 'app.ts': browserApp, 'node-only.ts': `import { ${nodeOnly.join(', ')} } from 'blake3-kit';\n` }, false);
+    const app = typeCheck(dir, 'app.ts', browserLib);
+    expect(app.output).toBe('');
+    expect(app.status).toBe(0);
+
+    // `using` where the consumer's lib has Symbol.dispose: the hasher is Disposable.
+    writeFileSync(
+      join(dir, 'using.ts'),
+      `import { createHasher } from 'blake3-kit';\n{ using h = createHasher(); h.update('abc'); }\nconst d: Disposable = createHasher();\nvoid d;\n`,
+    );
+    const disposable = typeCheck(dir, 'using.ts', { ...browserLib, lib: ['ES2022', 'DOM', 'ESNext.Disposable'] });
+    expect(disposable.output).toBe('');
+
+    const negative = typeCheck(dir, 'node-only.ts', browserLib);
+    expect(negative.status).not.toBe(0);
+    for (const name of nodeOnly) expect(negative.output).toMatch(new RegExp(`has no exported member (named )?'${name}'`));
+    // Only the missing names: nothing in our own .d.ts files fails.
+    expect(negative.output).not.toMatch(/node_modules/);
+  });
+
+  it('a Node project type-checks with the Node API under node16, bundler (the node condition) and from CommonJS', () => {
+    const cjs = `import b3 = require('blake3-kit');\nconst digest: Promise<Uint8Array> = b3.hashFile('f');\nvoid digest;\n`;
+    const dir = consumer('node', { 'package.json': '{ "type": "module" }', 'app.ts': nodeApp, 'app.cts': cjs }, true);
+    const node16 = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'node16', moduleResolution: 'node16' });
+    expect(node16.output).toBe('');
+    expect(node16.status).toBe(0);
+    // Bundler resolution knows no platform: the app names the condition its
+    // bundler uses (esbuild --platform=node, Vite SSR), as the README says.
+    const bundler = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'preserve', moduleResolution: 'bundler', customConditions: ['node'] });
+    expect(bundler.output).toBe('');
+    expect(bundler.status).toBe(0);
+    // CommonJS: require() of our ES modules (Node >= 20.19), typed by nodenext.
+    const required = typeCheck(dir, 'app.cts', { ...nodeLib, module: 'nodenext', moduleResolution: 'nodenext' });
+    expect(required.output).toBe('');
+    expect(required.status).toBe(0);
+  });
+
+  it('passes publint', () => {
+    // --level warning: publint's one suggestion is to drop the top-level
+    // "browser" field for the exports condition, which we have too; the field
+    // is for resolvers that ignore "exports" (Parcel's default config).
+    const run = spawnSync(bin('publint'), ['run', tarball, '--level', 'warning', '--strict'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stdout + run.stderr).not.toMatch(/warning|error/i);
+    expect(run.status).toBe(0);
+  });
+
+  it('passes attw under the esm-only profile', () => {
+    // esm-only: the package ships ES modules only. Node >= 20.19 (our engines)
+    // require()s them and TypeScript >= 5.8 types that (module node20/nodenext),
+    // but attw's own TypeScript predates require(esm) and flags every CJS
+    // resolution. The .wasm subpaths are files for bundlers and fetch, not
+    // modules, so they have no types to check.
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const assets = Object.keys(pkg.exports).filter((subpath) => subpath.endsWith('.wasm'));
+    const run = spawnSync(bin('attw'), [tarball, '--profile', 'esm-only', '--no-color', '--format', 'ascii', '--exclude-entrypoints', ...assets], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.stdout + run.stderr, run.stdout).not.toMatch(/💀|❌|🐛|🥴|❗️|🎭|🤨/u);
+    expect(run.status).toBe(0);
+  });
+});
