@@ -152,7 +152,10 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
       encoding: 'utf8',
       timeout: 60_000,
     });
-    expect(run.stdout + run.stderr, run.stdout).not.toMatch(/💀|❌|🐛|🥴|❗️|🎭|🤨/u);
+    // Problems in resolutions the profile ignores (node10 has no subpaths,
+    // so blake3-kit/inline can't resolve there) are listed as "(ignored)".
+    const problems = (run.stdout + run.stderr).split('\n').filter((line) => !line.includes('(ignored'));
+    expect(problems.join('\n'), run.stdout).not.toMatch(/💀|❌|🐛|🥴|❗️|🎭|🤨/u);
     expect(run.status).toBe(0);
   });
 });
