@@ -1,0 +1,133 @@
+// The esbuild row of the consumer matrix: the PACKED tarball installed into a
+// fresh project, bundled with the esbuild CLI exactly as the README says,
+// served on 127.0.0.1 and loaded in Debian's Chromium. A run passes only if
+// the digest is right and workers really hashed (parallelStatus().jobs).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { blake3 } from '@noble/hashes/blake3.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { chromium } from 'playwright';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+// @ts-expect-error: a plain .mjs module without types
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const esbuild = join(root, 'node_modules', '.bin', 'esbuild');
+
+// What the README tells an esbuild user to write.
+const APP = `import { configureParallel, hashParallel, init, parallelStatus, toHex } from 'blake3-kit';
+
+await init({ source: (flavour) => new URL(\`./blake3-kit-\${flavour}.wasm\`, import.meta.url) });
+configureParallel({ workers: 2, threshold: 0 });
+const input = new Uint8Array(4 << 20).map((_, i) => i * 7);
+window.report = { digest: toHex(await hashParallel(input)), status: parallelStatus() };
+`;
+const PAGE = '<!doctype html><script type="module" src="./app.js"></script>';
+const INPUT = new Uint8Array(4 << 20).map((_, i) => i * 7);
+
+const ISOLATED = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+const CSP = { 'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'" };
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+
+// Node's projects all run test/node/; one Chromium run of this row is enough.
+describe.runIf(inject('flavour') === 'simd')('esbuild, following the README', () => {
+  let dir: string;
+  let site: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'blake3-kit-esbuild-'));
+    const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
+    const app = join(dir, 'app');
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, tarball)], { cwd: app, stdio: 'ignore' });
+    writeFileSync(join(app, 'app.js'), APP);
+    // The README's steps: bundle, then copy the worker and both .wasm files next to the bundle.
+    execFileSync(esbuild, ['app.js', '--bundle', '--format=esm', '--outdir=public', '--log-level=warning'], { cwd: app });
+    site = join(app, 'public');
+    const pkg = join(app, 'node_modules', 'blake3-kit');
+    copyFileSync(join(pkg, 'dist', 'worker.js'), join(site, 'worker.js'));
+    for (const file of readdirSync(join(pkg, 'wasm')).filter((f) => f.endsWith('.wasm'))) copyFileSync(join(pkg, 'wasm', file), join(site, file));
+    writeFileSync(join(site, 'index.html'), PAGE);
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const expected = bytesToHex(blake3(INPUT));
+
+  it.each([
+    ['cross-origin isolated', ISOLATED],
+    ['under a strict CSP', CSP],
+  ])(
+    'hashes right on workers, %s',
+    async (_, headers) => {
+      const { report, warnings, errors } = await open(site, headers);
+      expect(errors).toEqual([]);
+      expect(warnings).toEqual([]);
+      expect(report.digest).toBe(expected);
+      expect(report.status).toMatchObject({ started: 2, broken: undefined });
+      expect(report.status.jobs).toBeGreaterThan(0);
+    },
+    60_000,
+  );
+
+  it('without the worker copied, warns once and still hashes right on one thread', async () => {
+    const bare = join(dir, 'no-worker');
+    mkdirSync(bare);
+    for (const file of readdirSync(site).filter((f) => f !== 'worker.js')) copyFileSync(join(site, file), join(bare, file));
+    const { report, warnings } = await open(bare, CSP);
+    expect(report.digest).toBe(expected);
+    expect(report.status).toMatchObject({ jobs: 0, broken: expect.stringMatching(/workers keep failing to start/) });
+    expect(warnings).toEqual([report.status.broken]);
+  }, 60_000);
+});
+
+type Report = { digest: string; status: { started: number; jobs: number; broken?: string } };
+
+/** Serves `site` with `headers`, loads its page in Chromium and returns what
+ * the page reported, with the console's warnings and errors. */
+async function open(site: string, headers: Record<string, string>) {
+  const server = await serveStatic(site, headers);
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    const warnings: string[] = [];
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    const address = server.address() as { port: number };
+    await page.goto(`http://127.0.0.1:${address.port}/`);
+    await page.waitForFunction(() => 'report' in window, undefined, { timeout: 30_000 });
+    const report = (await page.evaluate(() => (window as unknown as { report: Report }).report)) as Report;
+    return { report, warnings, errors };
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+function serveStatic(dir: string, headers: Record<string, string>): Promise<Server> {
+  const server = createServer((request, response) => {
+    const name = new URL(request.url ?? '/', 'http://x').pathname.slice(1) || 'index.html';
+    if (name === 'favicon.ico') return void response.writeHead(204).end(); // asked for by every page
+    const file = join(dir, name);
+    if (name.includes('/') || !statSafe(file)) return void response.writeHead(404).end('not found');
+    response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...headers });
+    response.end(readFileSync(file));
+  });
+  return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)));
+}
+
+function statSafe(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
