@@ -1,12 +1,12 @@
-// The esbuild row of the consumer matrix: the PACKED tarball installed into a
-// fresh project, bundled with the esbuild CLI exactly as the README says,
-// served on 127.0.0.1 and loaded in Debian's Chromium. A run passes only if
-// the digest is right and workers really hashed (parallelStatus().jobs).
+// Bundler rows of the consumer matrix: the PACKED tarball installed into a
+// fresh project, built exactly as the README says, served on 127.0.0.1 and
+// loaded in Debian's Chromium. A row passes only if the digest is right and
+// workers really hashed (parallelStatus().jobs).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -16,47 +16,81 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const esbuild = join(root, 'node_modules', '.bin', 'esbuild');
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
-// What the README tells an esbuild user to write.
-const APP = `import { configureParallel, hashParallel, init, parallelStatus, toHex } from 'blake3-kit';
+// The app every row builds; `init` is what the README tells that bundler's users to write.
+const app = (init: string) => `import { configureParallel, hashParallel, init, parallelStatus, toHex } from 'blake3-kit';
 
-await init({ source: (flavour) => new URL(\`./blake3-kit-\${flavour}.wasm\`, import.meta.url) });
+await init(${init});
 configureParallel({ workers: 2, threshold: 0 });
 const input = new Uint8Array(4 << 20).map((_, i) => i * 7);
 window.report = { digest: toHex(await hashParallel(input)), status: parallelStatus() };
 `;
 const PAGE = '<!doctype html><script type="module" src="./app.js"></script>';
 const INPUT = new Uint8Array(4 << 20).map((_, i) => i * 7);
+const expected = bytesToHex(blake3(INPUT));
 
 const ISOLATED = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 const CSP = { 'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'" };
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 
-// Node's projects all run test/node/; one Chromium run of this row is enough.
-describe.runIf(inject('flavour') === 'simd')('esbuild, following the README', () => {
-  let dir: string;
+interface Row {
+  /** The app's init(...) arguments. */
+  init: string;
+  /** Builds the app in `dir` (package installed, app.js and index.html
+   * written); returns the folder to serve. */
+  build(dir: string): string;
+}
+
+const ROWS: Record<string, Row> = {
+  // esbuild leaves new URL(..., import.meta.url) as written: the README says
+  // to copy worker.js and both .wasm files next to the bundle.
+  esbuild: {
+    init: '{ source: (flavour) => new URL(`./blake3-kit-${flavour}.wasm`, import.meta.url) }',
+    build(dir) {
+      execFileSync(bin('esbuild'), ['app.js', '--bundle', '--format=esm', '--outdir=public', '--log-level=warning'], { cwd: dir });
+      const site = join(dir, 'public');
+      const pkg = join(dir, 'node_modules', 'blake3-kit');
+      copyFileSync(join(pkg, 'dist', 'worker.js'), join(site, 'worker.js'));
+      for (const file of readdirSync(join(pkg, 'wasm')).filter((f) => f.endsWith('.wasm'))) copyFileSync(join(pkg, 'wasm', file), join(site, file));
+      writeFileSync(join(site, 'index.html'), PAGE);
+      return site;
+    },
+  },
+  // Vite emits the worker and both .wasm files itself: nothing to configure.
+  // (The Vite that vitest depends on, the version in package-lock.json.)
+  vite: {
+    init: '',
+    build(dir) {
+      execFileSync(bin('vite'), ['build', '--logLevel', 'warn'], { cwd: dir });
+      return join(dir, 'dist');
+    },
+  },
+};
+
+let dir: string;
+let tarball: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'blake3-kit-bundlers-'));
+  tarball = join(
+    dir,
+    execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!,
+  );
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Node's projects all run test/node/; one Chromium run of these rows is enough.
+describe.runIf(inject('flavour') === 'simd').each(Object.entries(ROWS))('%s, following the README', (name, row) => {
   let site: string;
-
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'blake3-kit-esbuild-'));
-    const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
-    const app = join(dir, 'app');
-    mkdirSync(app);
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, tarball)], { cwd: app, stdio: 'ignore' });
-    writeFileSync(join(app, 'app.js'), APP);
-    // The README's steps: bundle, then copy the worker and both .wasm files next to the bundle.
-    execFileSync(esbuild, ['app.js', '--bundle', '--format=esm', '--outdir=public', '--log-level=warning'], { cwd: app });
-    site = join(app, 'public');
-    const pkg = join(app, 'node_modules', 'blake3-kit');
-    copyFileSync(join(pkg, 'dist', 'worker.js'), join(site, 'worker.js'));
-    for (const file of readdirSync(join(pkg, 'wasm')).filter((f) => f.endsWith('.wasm'))) copyFileSync(join(pkg, 'wasm', file), join(site, file));
-    writeFileSync(join(site, 'index.html'), PAGE);
+    const project = join(dir, name);
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project, stdio: 'ignore' });
+    writeFileSync(join(project, 'app.js'), app(row.init));
+    writeFileSync(join(project, 'index.html'), PAGE);
+    site = row.build(project);
   }, 120_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  const expected = bytesToHex(blake3(INPUT));
 
   it.each([
     ['cross-origin isolated', ISOLATED],
@@ -74,16 +108,24 @@ describe.runIf(inject('flavour') === 'simd')('esbuild, following the README', ()
     60_000,
   );
 
-  it('without the worker copied, warns once and still hashes right on one thread', async () => {
-    const bare = join(dir, 'no-worker');
-    mkdirSync(bare);
-    for (const file of readdirSync(site).filter((f) => f !== 'worker.js')) copyFileSync(join(site, file), join(bare, file));
+  it('without its worker file, warns once and still hashes right on one thread', async () => {
+    const bare = `${site}-no-worker`;
+    copyTree(site, bare, (file) => !/(^|\/)worker[-.]/.test(file));
     const { report, warnings } = await open(bare, CSP);
     expect(report.digest).toBe(expected);
     expect(report.status).toMatchObject({ jobs: 0, broken: expect.stringMatching(/workers keep failing to start/) });
     expect(warnings).toEqual([report.status.broken]);
   }, 60_000);
 });
+
+function copyTree(from: string, to: string, keep: (relative: string) => boolean, relative = ''): void {
+  mkdirSync(join(to, relative), { recursive: true });
+  for (const entry of readdirSync(join(from, relative), { withFileTypes: true })) {
+    const path = join(relative, entry.name);
+    if (entry.isDirectory()) copyTree(from, to, keep, path);
+    else if (keep(path)) copyFileSync(join(from, path), join(to, path));
+  }
+}
 
 type Report = { digest: string; status: { started: number; jobs: number; broken?: string } };
 
@@ -114,10 +156,10 @@ async function open(site: string, headers: Record<string, string>) {
 
 function serveStatic(dir: string, headers: Record<string, string>): Promise<Server> {
   const server = createServer((request, response) => {
-    const name = new URL(request.url ?? '/', 'http://x').pathname.slice(1) || 'index.html';
+    const name = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)).slice(1) || 'index.html';
     if (name === 'favicon.ico') return void response.writeHead(204).end(); // asked for by every page
     const file = join(dir, name);
-    if (name.includes('/') || !statSafe(file)) return void response.writeHead(404).end('not found');
+    if (name.startsWith('..') || !statSafe(file)) return void response.writeHead(404).end('not found');
     response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...headers });
     response.end(readFileSync(file));
   });
