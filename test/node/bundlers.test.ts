@@ -46,6 +46,7 @@ const ROWS: Record<string, Row> = {
   // esbuild leaves new URL(..., import.meta.url) as written: the README says
   // to copy worker.js and both .wasm files next to the bundle.
   esbuild: {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: source text of the app, not a template
     init: '{ source: (flavour) => new URL(`./blake3-kit-${flavour}.wasm`, import.meta.url) }',
     build(dir) {
       execFileSync(bin('esbuild'), ['app.js', '--bundle', '--format=esm', '--outdir=public', '--log-level=warning'], { cwd: dir });
