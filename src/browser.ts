@@ -65,7 +65,8 @@ export function configureParallel(...args: Parameters<ParallelApi['configurePara
 export function terminateWorkers() {
   return browserParallel().terminateWorkers();
 }
-/** Workers started and lost, jobs done, and why workers were given up on. */
+/** Workers started and lost, jobs done, and why workers were given up on
+ * (also said once with console.warn when it happens). */
 export function parallelStatus() {
   return browserParallel().parallelStatus();
 }
