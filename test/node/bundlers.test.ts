@@ -2,7 +2,7 @@
 // fresh project, built exactly as the README says, served on 127.0.0.1 and
 // loaded in Debian's Chromium. A row passes only if the digest is right and
 // workers really hashed (parallelStatus().jobs).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -80,43 +80,63 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A fresh project with the tarball installed and the app written. */
+function consumer(name: string, init: string): string {
+  const project = join(dir, name);
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project, stdio: 'ignore' });
+  writeFileSync(join(project, 'app.js'), app(init));
+  writeFileSync(join(project, 'index.html'), PAGE);
+  return project;
+}
+
+const SERVED = [
+  ['cross-origin isolated', ISOLATED],
+  ['under a strict CSP', CSP],
+] as const;
+
+/** What a row must show: the right digest, computed by workers, silently. */
+function expectWorkersRan({ report, warnings, errors }: Loaded): void {
+  expect(errors).toEqual([]);
+  expect(warnings).toEqual([]);
+  expect(report.digest).toBe(expected);
+  expect(report.status).toMatchObject({ started: 2, broken: undefined });
+  expect(report.status.jobs).toBeGreaterThan(0);
+}
+
 // Node's projects all run test/node/; one Chromium run of these rows is enough.
-describe.runIf(inject('flavour') === 'simd').each(Object.entries(ROWS))('%s, following the README', (name, row) => {
+const simd = inject('flavour') === 'simd';
+
+describe.runIf(simd).each(Object.entries(ROWS))('%s, following the README', (name, row) => {
   let site: string;
   beforeAll(() => {
-    const project = join(dir, name);
-    mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project, stdio: 'ignore' });
-    writeFileSync(join(project, 'app.js'), app(row.init));
-    writeFileSync(join(project, 'index.html'), PAGE);
-    site = row.build(project);
+    site = row.build(consumer(name, row.init));
   }, 120_000);
 
-  it.each([
-    ['cross-origin isolated', ISOLATED],
-    ['under a strict CSP', CSP],
-  ])(
-    'hashes right on workers, %s',
-    async (_, headers) => {
-      const { report, warnings, errors } = await open(site, headers);
-      expect(errors).toEqual([]);
-      expect(warnings).toEqual([]);
-      expect(report.digest).toBe(expected);
-      expect(report.status).toMatchObject({ started: 2, broken: undefined });
-      expect(report.status.jobs).toBeGreaterThan(0);
-    },
-    60_000,
-  );
+  it.each(SERVED)('hashes right on workers, %s', async (_, headers) => expectWorkersRan(await served(site, headers, open)), 60_000);
 
   it('without its worker file, warns once and still hashes right on one thread', async () => {
     const bare = `${site}-no-worker`;
     copyTree(site, bare, (file) => !/(^|\/)worker[-.]/.test(file));
-    const { report, warnings } = await open(bare, CSP);
+    const { report, warnings } = await served(bare, CSP, open);
     expect(report.digest).toBe(expected);
     expect(report.status).toMatchObject({ jobs: 0, broken: expect.stringMatching(/workers keep failing to start/) });
     expect(warnings).toEqual([report.status.broken]);
   }, 60_000);
+});
+
+// Vite's dev server pre-bundles the package into node_modules/.vite: the
+// worker must still be found from there. Headers come from vite.config.js
+// (server.headers), as an app would set them.
+describe.runIf(simd)('vite dev server', () => {
+  let project: string;
+  beforeAll(() => {
+    project = consumer('vite-dev', '');
+    writeFileSync(join(project, 'vite.config.js'), 'export default { server: { headers: JSON.parse(process.env.TEST_HEADERS) } };\n');
+  }, 120_000);
+
+  it.each(SERVED)('hashes right on workers, %s', async (_, headers) => expectWorkersRan(await viteDev(project, headers, open)), 60_000);
 });
 
 function copyTree(from: string, to: string, keep: (relative: string) => boolean, relative = ''): void {
@@ -129,11 +149,11 @@ function copyTree(from: string, to: string, keep: (relative: string) => boolean,
 }
 
 type Report = { digest: string; status: { started: number; jobs: number; broken?: string } };
+type Loaded = { report: Report; warnings: string[]; errors: string[] };
 
-/** Serves `site` with `headers`, loads its page in Chromium and returns what
- * the page reported, with the console's warnings and errors. */
-async function open(site: string, headers: Record<string, string>) {
-  const server = await serveStatic(site, headers);
+/** Loads `url` in Chromium: what the page reported, with the console's
+ * warnings and errors. */
+async function open(url: string): Promise<Loaded> {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage();
@@ -141,24 +161,65 @@ async function open(site: string, headers: Record<string, string>) {
     const errors: string[] = [];
     page.on('console', (message) => {
       if (message.type() === 'warning') warnings.push(message.text());
-      if (message.type() === 'error') errors.push(message.text());
+      // A failed load is reported below with its URL.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+    });
+    page.on('response', (response) => {
+      const { pathname } = new URL(response.url());
+      if (response.status() >= 400 && pathname !== '/favicon.ico') errors.push(`${response.status()} ${pathname}`);
     });
     page.on('pageerror', (error) => errors.push(error.message));
-    const address = server.address() as { port: number };
-    await page.goto(`http://127.0.0.1:${address.port}/`);
+    await page.goto(url);
     await page.waitForFunction(() => 'report' in window, undefined, { timeout: 30_000 });
     const report = (await page.evaluate(() => (window as unknown as { report: Report }).report)) as Report;
     return { report, warnings, errors };
   } finally {
     await browser.close();
+  }
+}
+
+/** Serves the folder `site` with `headers` on 127.0.0.1 while `use` runs. */
+async function served<T>(site: string, headers: Record<string, string>, use: (url: string) => Promise<T>): Promise<T> {
+  const server = await serveStatic(site, headers);
+  try {
+    return await use(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+  } finally {
     server.close();
   }
+}
+
+/** Runs `vite` (the dev server) in `project` with `headers` while `use` runs. */
+async function viteDev<T>(project: string, headers: Record<string, string>, use: (url: string) => Promise<T>): Promise<T> {
+  const port = await freePort();
+  const child = spawn(bin('vite'), ['--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
+    cwd: project,
+    env: { ...process.env, TEST_HEADERS: JSON.stringify(headers) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((ready, failed) => {
+      child.stdout.on('data', (data: Buffer) => data.toString().includes(`:${port}/`) && ready());
+      child.on('exit', (code) => failed(new Error(`vite exited with code ${code}`)));
+    });
+    return await use(`http://127.0.0.1:${port}/`);
+  } finally {
+    child.kill();
+  }
+}
+
+function freePort(): Promise<number> {
+  const server = createServer();
+  return new Promise((done) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    }),
+  );
 }
 
 function serveStatic(dir: string, headers: Record<string, string>): Promise<Server> {
   const server = createServer((request, response) => {
     const name = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)).slice(1) || 'index.html';
-    if (name === 'favicon.ico') return void response.writeHead(204).end(); // asked for by every page
     const file = join(dir, name);
     if (name.startsWith('..') || !statSafe(file)) return void response.writeHead(404).end('not found');
     response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...headers });
