@@ -126,6 +126,13 @@ describe.runIf(simd).each(Object.entries(ROWS))('%s, following the README', (nam
   }, 60_000);
 });
 
+// What Vite, webpack, Parcel and Rollup's import-meta-assets look for, as
+// one expression in the shipped file (a minifier could split it).
+it.runIf(simd)('dist/browser.js starts its workers with the literal new Worker(new URL(...), { type: module })', () => {
+  const shipped = readFileSync(join(root, 'dist', 'browser.js'), 'utf8');
+  expect(shipped).toMatch(/new Worker\(new URL\(["'`]\.\/worker\.js["'`], ?import\.meta\.url\), ?\{ ?type: ?["'`]module["'`] ?\}\)/);
+});
+
 // Vite's dev server pre-bundles the package into node_modules/.vite: the
 // worker must still be found from there. Headers come from vite.config.js
 // (server.headers), as an app would set them.
