@@ -20,11 +20,15 @@ const browserPlatform: Platform = {
 };
 
 const spawnWorker: SpawnWorker = (url, onMessage, onFailure) => {
-  const worker = new Worker(url, { type: 'module' });
+  // One expression, exactly as bundlers look for it (Vite, webpack, Parcel,
+  // Rollup's import-meta-assets): they emit worker.js and rewrite the URL.
+  const worker = url === undefined ? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }) : new Worker(url, { type: 'module' });
+  const script = url === undefined ? "blake3-kit's worker.js" : String(url);
   worker.onmessage = (event) => onMessage(event.data);
   worker.onerror = (event) => {
     event.preventDefault();
-    onFailure(new Error(event.message || 'the worker script failed to load'));
+    // A 404 or a Content-Security-Policy gives a bare Event with no message.
+    onFailure(new Error(event.message || `${script} did not load (missing, blocked by a Content-Security-Policy, or not a module script)`));
   };
   worker.onmessageerror = () => onFailure(new Error('a message from the worker could not be read'));
   return { post: (message, transfer) => worker.postMessage(message, transfer ?? []), terminate: () => worker.terminate() };
@@ -37,8 +41,6 @@ let parallel: ReturnType<typeof parallelApi> | undefined;
 const browserParallel = () =>
   (parallel ??= parallelApi({
     spawn: typeof Worker === 'function' ? spawnWorker : undefined,
-    // A literal new URL(..., import.meta.url), which bundlers recognise.
-    workerUrl: () => new URL('./worker.js', import.meta.url),
     concurrency: () => globalThis.navigator?.hardwareConcurrency ?? 1,
     sharedMemory: () => globalThis.crossOriginIsolated === true,
   }));
@@ -63,7 +65,8 @@ export function configureParallel(...args: Parameters<ParallelApi['configurePara
 export function terminateWorkers() {
   return browserParallel().terminateWorkers();
 }
-/** Workers started and lost, jobs done, and why workers were given up on. */
+/** Workers started and lost, jobs done, and why workers were given up on
+ * (also said once with console.warn when it happens). */
 export function parallelStatus() {
   return browserParallel().parallelStatus();
 }

@@ -5,8 +5,11 @@ import { Worker } from 'node:worker_threads';
 import { parallelApi } from '../parallel/api.js';
 import type { SpawnWorker } from '../parallel/pool.js';
 
+// Run from sources (the test suite imports src/), the built worker is used.
+const ownWorker = () => new URL(import.meta.url.endsWith('.ts') ? '../../dist/worker-node.js' : './worker-node.js', import.meta.url);
+
 const spawnThread: SpawnWorker = (url, onMessage, onFailure) => {
-  const worker = new Worker(url);
+  const worker = new Worker(url ?? ownWorker());
   worker.on('message', onMessage);
   worker.on('error', onFailure);
   worker.on('messageerror', onFailure);
@@ -21,8 +24,6 @@ const spawnThread: SpawnWorker = (url, onMessage, onFailure) => {
 
 export const nodeParallel = parallelApi({
   spawn: spawnThread,
-  // Run from sources (the test suite imports src/), the built worker is used.
-  workerUrl: () => new URL(import.meta.url.endsWith('.ts') ? '../../dist/worker-node.js' : './worker-node.js', import.meta.url),
   concurrency: availableParallelism,
   sharedMemory: () => true,
 });

@@ -4,12 +4,12 @@
 
 import { loadedModule } from '../wasm/load.js';
 import { dropPieceBuffers } from './buffers.js';
-import { WorkerPool, type SpawnWorker } from './pool.js';
+import { WorkerPool, type SpawnWorker, type WorkerHandle } from './pool.js';
 import { DEFAULT_SETTINGS, jobDeadline, mergeSettings, type ParallelSettings, type Settings } from './settings.js';
 
 export interface ParallelPlatform {
+  /** Undefined where no workers exist (a browser without Worker). */
   spawn: SpawnWorker | undefined;
-  workerUrl: () => URL;
   concurrency: () => number;
   /** Whether SharedArrayBuffer can be posted to workers here. */
   sharedMemory: () => boolean;
@@ -19,6 +19,7 @@ export class PoolLifecycle {
   readonly #platform: ParallelPlatform;
   #settings = DEFAULT_SETTINGS;
   #pool: WorkerPool | undefined;
+  #warnedNoWorkers = false;
 
   constructor(platform: ParallelPlatform) {
     this.#platform = platform;
@@ -32,10 +33,15 @@ export class PoolLifecycle {
    * (no Worker here, no module loaded, or the pool gave up on workers). */
   pool(): WorkerPool | undefined {
     const module = loadedModule();
-    const platform = this.#platform;
-    if (!platform.spawn || !module) return undefined;
+    const { spawn } = this.#platform;
+    if (!module) return undefined;
+    if (!spawn) {
+      if (!this.#warnedNoWorkers) console.warn(NO_WORKERS);
+      this.#warnedNoWorkers = true;
+      return undefined;
+    }
     const settings = this.#settings;
-    this.#pool ??= new WorkerPool(platform.spawn, module, settings.workerUrl ?? platform.workerUrl(), this.#size(), jobDeadline(settings));
+    this.#pool ??= new WorkerPool(failingLater(spawn), module, settings.workerUrl, this.#size(), jobDeadline(settings));
     return this.#pool.broken ? undefined : this.#pool;
   }
 
@@ -69,7 +75,8 @@ export class PoolLifecycle {
    * on, if they were. */
   status() {
     const pool = this.#pool;
-    return { workers: pool?.size ?? 0, ...(pool?.stats ?? { started: 0, lost: 0, jobs: 0, fallbacks: 0 }), broken: pool?.broken?.message };
+    const broken = this.#platform.spawn ? pool?.broken?.message : NO_WORKERS;
+    return { workers: pool?.size ?? 0, ...(pool?.stats ?? { started: 0, lost: 0, jobs: 0, fallbacks: 0 }), broken };
   }
 
   #size(): number {
@@ -77,3 +84,22 @@ export class PoolLifecycle {
     return workers > 0 ? workers : Math.max(1, this.#platform.concurrency());
   }
 }
+
+const NO_WORKERS = 'blake3-kit: Worker is not available here; hashing on this thread instead';
+
+/** A worker that can't even be constructed (a bad URL, a policy that throws
+ * at once) fails like one whose script doesn't load: reported after the
+ * pool has taken it in, and counted towards giving up, instead of a throw
+ * out of the middle of dispatching jobs. */
+function failingLater(spawn: SpawnWorker): SpawnWorker {
+  return (url, onMessage, onFailure) => {
+    try {
+      return spawn(url, onMessage, onFailure);
+    } catch (error) {
+      queueMicrotask(() => onFailure(error instanceof Error ? error : new Error(String(error))));
+      return NOT_STARTED;
+    }
+  };
+}
+
+const NOT_STARTED: WorkerHandle = { post: () => {}, terminate: () => {} };

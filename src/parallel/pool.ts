@@ -22,7 +22,13 @@ export interface WorkerHandle {
   unref?(): void;
 }
 
-export type SpawnWorker = (url: URL | string, onMessage: (message: FromWorker) => void, onFailure: (error: Error) => void) => WorkerHandle;
+/** Starts a worker running `url`, or the platform's own worker script when
+ * `url` is undefined. */
+export type SpawnWorker = (
+  url: URL | string | undefined,
+  onMessage: (message: FromWorker) => void,
+  onFailure: (error: Error) => void,
+) => WorkerHandle;
 
 export interface JobSpec {
   mode: Mode;
@@ -59,7 +65,7 @@ interface Member {
 export class WorkerPool {
   readonly #spawn: SpawnWorker;
   readonly #module: WebAssembly.Module;
-  readonly #url: URL | string;
+  readonly #url: URL | string | undefined;
   readonly size: number;
   #members: Member[] = [];
   #queue: Job[] = [];
@@ -78,7 +84,7 @@ export class WorkerPool {
   /** `jobTimeout(bytes)`: milliseconds without an answer after which a
    * worker counts as lost. A browser worker that dies silently (it closed
    * itself, or its process crashed) sends no event at all. */
-  constructor(spawn: SpawnWorker, module: WebAssembly.Module, url: URL | string, size: number, jobTimeout: (bytes: number) => number) {
+  constructor(spawn: SpawnWorker, module: WebAssembly.Module, url: URL | string | undefined, size: number, jobTimeout: (bytes: number) => number) {
     this.#spawn = spawn;
     this.#module = module;
     this.#url = url;
@@ -206,7 +212,7 @@ export class WorkerPool {
       job.reject(error);
     }
     member.jobs.clear();
-    this.#broken ??= error;
+    this.#giveUp(error);
     this.#onFailure(member, error);
   }
 
@@ -217,7 +223,7 @@ export class WorkerPool {
     member.handle.terminate();
     this.stats.lost++;
     if (!member.ready && ++this.#spawnFailures >= MAX_SPAWN_FAILURES) {
-      this.#broken = new Error(`blake3-kit: workers keep failing to start; hashing on this thread instead (${error.message})`, { cause: error });
+      this.#giveUp(new Error(`blake3-kit: workers keep failing to start; hashing on this thread instead (${error.message})`, { cause: error }));
     }
     const lost = new Error(`blake3-kit: a worker was lost during a job: ${error.message}`, { cause: error });
     for (const job of member.jobs.values()) this.#fallBack(job, lost);
@@ -226,6 +232,15 @@ export class WorkerPool {
     } else {
       this.#dispatch();
     }
+  }
+
+  /** Stops using workers, and says so once: hashing goes on, correct but on
+   * one thread, which nobody would notice otherwise. parallelStatus().broken
+   * keeps the reason. */
+  #giveUp(error: Error): void {
+    if (this.#broken) return;
+    this.#broken = error;
+    console.warn(error.message);
   }
 
   #fallBack(job: Job, error: Error): void {

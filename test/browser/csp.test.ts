@@ -1,16 +1,23 @@
 // The browser entry needs no 'unsafe-eval': it fetches a .wasm file and
-// compiles it, which CSP governs with 'wasm-unsafe-eval' alone.
+// compiles it, which CSP governs with 'wasm-unsafe-eval' alone. Its workers
+// are module scripts from the same origin, which worker-src 'self' allows.
+// When they can't start, the hashes are still right and it says so once.
 import { expect, it } from 'vitest';
 
-type Report = { backend?: string; digest?: string; error?: string; violations: string[] };
+type Workers = { right: boolean; started: number; jobs: number; broken?: string };
+type Report = { backend?: string; digest?: string; workers?: Workers; warnings?: string[]; error?: string; violations: string[] };
 
-function loadUnderPolicy(policy: string): Promise<Report> {
+const STRICT = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'";
+const ABC = '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85';
+
+function loadUnderPolicy(policy: string, workerUrl?: string): Promise<Report> {
   const frame = document.createElement('iframe');
   const page = new URL('./csp-page.ts', import.meta.url).href;
   frame.srcdoc = `<!doctype html><meta http-equiv="Content-Security-Policy" content="${policy}">
+    ${workerUrl ? `<meta name="worker-url" content="${workerUrl}">` : ''}
     <script type="module" src="${page}"></script>`;
   return new Promise<Report>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the CSP page never reported')), 20_000);
+    const timer = setTimeout(() => reject(new Error('the CSP page never reported')), 60_000);
     addEventListener('message', function listener(event) {
       if (event.source !== frame.contentWindow) return;
       clearTimeout(timer);
@@ -21,17 +28,34 @@ function loadUnderPolicy(policy: string): Promise<Report> {
   }).finally(() => frame.remove());
 }
 
-it("hashes under script-src 'self' 'wasm-unsafe-eval' without any violation", async () => {
-  const report = await loadUnderPolicy("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'");
-  expect(report).toEqual({
-    backend: 'wasm-simd',
-    digest: '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85',
-    violations: [],
-  });
+it(`hashes, on workers too, under ${STRICT} without any violation`, async () => {
+  const report = await loadUnderPolicy(STRICT);
+  expect(report).toMatchObject({ backend: 'wasm-simd', digest: ABC, warnings: [], violations: [] });
+  expect(report.workers).toMatchObject({ right: true, started: 2, broken: undefined });
+  expect(report.workers?.jobs).toBeGreaterThan(0);
 });
 
 it("is stopped by a policy without 'wasm-unsafe-eval' (the policy is really applied)", async () => {
   const report = await loadUnderPolicy("default-src 'self'; script-src 'self'; connect-src 'self'");
   expect(report.error).toMatch(/CompileError.*violates the following Content Security policy/);
   expect(report.violations.join()).toMatch(/script-src/);
+});
+
+const GAVE_UP = /^blake3-kit: workers keep failing to start; hashing on this thread instead \(.+\)$/;
+
+it('warns once and hashes right on this thread when worker-src blocks the workers', async () => {
+  const report = await loadUnderPolicy("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'none'");
+  expect(report.violations.join()).toMatch(/worker-src/);
+  expect(report.workers).toMatchObject({ right: true, jobs: 0, broken: expect.stringMatching(GAVE_UP) });
+  expect(report.warnings).toEqual([report.workers?.broken]);
+});
+
+it('warns once and hashes right on this thread when the worker script is a 404', async () => {
+  const missing = '/no-such-dir/worker.js';
+  expect((await fetch(missing)).status).toBe(404);
+  const report = await loadUnderPolicy(STRICT, missing);
+  expect(report.violations).toEqual([]);
+  expect(report.workers).toMatchObject({ right: true, jobs: 0, broken: expect.stringMatching(GAVE_UP) });
+  expect(report.workers?.broken).toContain(missing);
+  expect(report.warnings).toEqual([report.workers?.broken]);
 });

@@ -1,0 +1,244 @@
+// Bundler rows of the consumer matrix: the PACKED tarball installed into a
+// fresh project, built exactly as the README says, served on 127.0.0.1 and
+// loaded in Debian's Chromium. A row passes only if the digest is right and
+// workers really hashed (parallelStatus().jobs).
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { blake3 } from '@noble/hashes/blake3.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { chromium } from 'playwright';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+// @ts-expect-error: a plain .mjs module without types
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+
+// The app every row builds; `init` is what the README tells that bundler's users to write.
+const app = (init: string) => `import { configureParallel, hashParallel, init, parallelStatus, toHex } from 'blake3-kit';
+
+await init(${init});
+configureParallel({ workers: 2, threshold: 0 });
+const input = new Uint8Array(4 << 20).map((_, i) => i * 7);
+window.report = { digest: toHex(await hashParallel(input)), status: parallelStatus() };
+`;
+const PAGE = '<!doctype html><script type="module" src="./app.js"></script>';
+const INPUT = new Uint8Array(4 << 20).map((_, i) => i * 7);
+const expected = bytesToHex(blake3(INPUT));
+
+const ISOLATED = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+const CSP = { 'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'" };
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+
+interface Row {
+  /** The app's init(...) arguments. */
+  init: string;
+  /** Builds the app in `dir` (package installed, app.js and index.html
+   * written); returns the folder to serve. */
+  build(dir: string): string;
+}
+
+const ROWS: Record<string, Row> = {
+  // esbuild leaves new URL(..., import.meta.url) as written: the README says
+  // to copy worker.js and both .wasm files next to the bundle.
+  esbuild: {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: source text of the app, not a template
+    init: '{ source: (flavour) => new URL(`./blake3-kit-${flavour}.wasm`, import.meta.url) }',
+    build(dir) {
+      execFileSync(bin('esbuild'), ['app.js', '--bundle', '--format=esm', '--outdir=public', '--log-level=warning'], { cwd: dir });
+      const site = join(dir, 'public');
+      const pkg = join(dir, 'node_modules', 'blake3-kit');
+      copyFileSync(join(pkg, 'dist', 'worker.js'), join(site, 'worker.js'));
+      for (const file of readdirSync(join(pkg, 'wasm')).filter((f) => f.endsWith('.wasm'))) copyFileSync(join(pkg, 'wasm', file), join(site, file));
+      writeFileSync(join(site, 'index.html'), PAGE);
+      return site;
+    },
+  },
+  // Vite emits the worker and both .wasm files itself: nothing to configure.
+  // (The Vite that vitest depends on, the version in package-lock.json.)
+  vite: {
+    init: '',
+    build(dir) {
+      execFileSync(bin('vite'), ['build', '--logLevel', 'warn'], { cwd: dir });
+      return join(dir, 'dist');
+    },
+  },
+};
+
+let dir: string;
+let tarball: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'blake3-kit-bundlers-'));
+  tarball = join(
+    dir,
+    execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!,
+  );
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A fresh project with the tarball installed and the app written. */
+function consumer(name: string, init: string): string {
+  const project = join(dir, name);
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project, stdio: 'ignore' });
+  writeFileSync(join(project, 'app.js'), app(init));
+  writeFileSync(join(project, 'index.html'), PAGE);
+  return project;
+}
+
+const SERVED = [
+  ['cross-origin isolated', ISOLATED],
+  ['under a strict CSP', CSP],
+] as const;
+
+/** What a row must show: the right digest, computed by workers, silently. */
+function expectWorkersRan({ report, warnings, errors }: Loaded): void {
+  expect(errors).toEqual([]);
+  expect(warnings).toEqual([]);
+  expect(report.digest).toBe(expected);
+  expect(report.status).toMatchObject({ started: 2, broken: undefined });
+  expect(report.status.jobs).toBeGreaterThan(0);
+}
+
+// Node's projects all run test/node/; one Chromium run of these rows is enough.
+const simd = inject('flavour') === 'simd';
+
+describe.runIf(simd).each(Object.entries(ROWS))('%s, following the README', (name, row) => {
+  let site: string;
+  beforeAll(() => {
+    site = row.build(consumer(name, row.init));
+  }, 120_000);
+
+  it.each(SERVED)('hashes right on workers, %s', async (_, headers) => expectWorkersRan(await served(site, headers, open)), 60_000);
+
+  it('without its worker file, warns once and still hashes right on one thread', async () => {
+    const bare = `${site}-no-worker`;
+    copyTree(site, bare, (file) => !/(^|\/)worker[-.]/.test(file));
+    const { report, warnings } = await served(bare, CSP, open);
+    expect(report.digest).toBe(expected);
+    expect(report.status).toMatchObject({ jobs: 0, broken: expect.stringMatching(/workers keep failing to start/) });
+    expect(warnings).toEqual([report.status.broken]);
+  }, 60_000);
+});
+
+// What Vite, webpack, Parcel and Rollup's import-meta-assets look for, as
+// one expression in the shipped file (a minifier could split it).
+it.runIf(simd)('dist/browser.js starts its workers with the literal new Worker(new URL(...), { type: module })', () => {
+  const shipped = readFileSync(join(root, 'dist', 'browser.js'), 'utf8');
+  expect(shipped).toMatch(/new Worker\(new URL\(["'`]\.\/worker\.js["'`], ?import\.meta\.url\), ?\{ ?type: ?["'`]module["'`] ?\}\)/);
+});
+
+// Vite's dev server pre-bundles the package into node_modules/.vite: the
+// worker must still be found from there. Headers come from vite.config.js
+// (server.headers), as an app would set them.
+describe.runIf(simd)('vite dev server', () => {
+  let project: string;
+  beforeAll(() => {
+    project = consumer('vite-dev', '');
+    writeFileSync(join(project, 'vite.config.js'), 'export default { server: { headers: JSON.parse(process.env.TEST_HEADERS) } };\n');
+  }, 120_000);
+
+  it.each(SERVED)('hashes right on workers, %s', async (_, headers) => expectWorkersRan(await viteDev(project, headers, open)), 60_000);
+});
+
+function copyTree(from: string, to: string, keep: (relative: string) => boolean, relative = ''): void {
+  mkdirSync(join(to, relative), { recursive: true });
+  for (const entry of readdirSync(join(from, relative), { withFileTypes: true })) {
+    const path = join(relative, entry.name);
+    if (entry.isDirectory()) copyTree(from, to, keep, path);
+    else if (keep(path)) copyFileSync(join(from, path), join(to, path));
+  }
+}
+
+type Report = { digest: string; status: { started: number; jobs: number; broken?: string } };
+type Loaded = { report: Report; warnings: string[]; errors: string[] };
+
+/** Loads `url` in Chromium: what the page reported, with the console's
+ * warnings and errors. */
+async function open(url: string): Promise<Loaded> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    const warnings: string[] = [];
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+      // A failed load is reported below with its URL.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+    });
+    page.on('response', (response) => {
+      const { pathname } = new URL(response.url());
+      if (response.status() >= 400 && pathname !== '/favicon.ico') errors.push(`${response.status()} ${pathname}`);
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(url);
+    await page.waitForFunction(() => 'report' in window, undefined, { timeout: 30_000 });
+    const report = (await page.evaluate(() => (window as unknown as { report: Report }).report)) as Report;
+    return { report, warnings, errors };
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Serves the folder `site` with `headers` on 127.0.0.1 while `use` runs. */
+async function served<T>(site: string, headers: Record<string, string>, use: (url: string) => Promise<T>): Promise<T> {
+  const server = await serveStatic(site, headers);
+  try {
+    return await use(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+  } finally {
+    server.close();
+  }
+}
+
+/** Runs `vite` (the dev server) in `project` with `headers` while `use` runs. */
+async function viteDev<T>(project: string, headers: Record<string, string>, use: (url: string) => Promise<T>): Promise<T> {
+  const port = await freePort();
+  const child = spawn(bin('vite'), ['--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
+    cwd: project,
+    env: { ...process.env, TEST_HEADERS: JSON.stringify(headers) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((ready, failed) => {
+      child.stdout.on('data', (data: Buffer) => data.toString().includes(`:${port}/`) && ready());
+      child.on('exit', (code) => failed(new Error(`vite exited with code ${code}`)));
+    });
+    return await use(`http://127.0.0.1:${port}/`);
+  } finally {
+    child.kill();
+  }
+}
+
+function freePort(): Promise<number> {
+  const server = createServer();
+  return new Promise((done) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    }),
+  );
+}
+
+function serveStatic(dir: string, headers: Record<string, string>): Promise<Server> {
+  const server = createServer((request, response) => {
+    const name = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)).slice(1) || 'index.html';
+    const file = join(dir, name);
+    if (name.startsWith('..') || !statSafe(file)) return void response.writeHead(404).end('not found');
+    response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...headers });
+    response.end(readFileSync(file));
+  });
+  return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)));
+}
+
+function statSafe(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
