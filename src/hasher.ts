@@ -175,7 +175,7 @@ export class Hasher {
   /** An independent copy of this hasher's state. */
   clone(): Hasher {
     this.#live();
-    const copy = new Hasher(ADOPT, this.#engine, this.#mode, this.#key);
+    const copy = adoptedHasher(this.#engine, this.#mode, this.#key);
     if (this.#hasState) copy.#adopt(this.#engine.clone(this.#current()));
     else if (this.#batched > 0) copy.update(this.#batch!.subarray(0, this.#batched));
     return copy;
@@ -231,6 +231,13 @@ export class Hasher {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** A Hasher over `engine` in `mode`, made outside the class body: a
+ * reference to the class from inside it makes esbuild rename the class
+ * (`class _Hasher`), and Hasher.name with it. */
+function adoptedHasher(engine: HasherEngine, mode: Mode, key: Uint8Array | undefined): Hasher {
+  return new Hasher(ADOPT, engine, mode, key);
+}
 
 /** Reads BLAKE3 extended output at any position below 2^64 - 1, like the
  * official crate's `OutputReader`. */
