@@ -40,10 +40,10 @@ export let stagingLen = 0;
 /** The 32-byte key area (key, or derive_key context key). */
 export let keyArea: Uint8Array = new Uint8Array(0);
 
-export function attach(exports: CoreExports): void {
-  const update = exports.hasher_update;
+export function attach(wasmExports: CoreExports): void {
+  const update = wasmExports.hasher_update;
   core = {
-    ...exports,
+    ...wasmExports,
     // A hasher whose stack outgrows its slot's head takes a tail (see
     // crate/wasm/src/slots.rs), so an update too can grow memory; it says so.
     // Refreshing here keeps every caller's next staging write on live memory.
@@ -54,7 +54,7 @@ export function attach(exports: CoreExports): void {
       return 0;
     },
   };
-  stagingLen = exports.staging_len();
+  stagingLen = wasmExports.staging_len();
   refreshViews();
 }
 

@@ -50,10 +50,10 @@ export async function loadWasm(platform: Platform, requestedFlavour: Flavour | '
   }
   const chosen = typeof source === 'function' ? await source(flavour) : (source ?? platform.defaultSource(flavour));
   const module = await compile(platform, await chosen);
-  const exports = instantiate(module);
-  attach(exports);
+  const wasmExports = instantiate(module);
+  attach(wasmExports);
   compiled = module;
-  return exports.is_simd() === 1 ? 'wasm-simd' : 'wasm-scalar';
+  return wasmExports.is_simd() === 1 ? 'wasm-simd' : 'wasm-scalar';
 }
 
 async function compile(platform: Platform, source: WasmSource): Promise<WebAssembly.Module> {
@@ -103,10 +103,10 @@ export function instantiate(module: WebAssembly.Module): CoreExports {
     (imports[from] ??= {})[name] = () => {};
   }
   const instance = new WebAssembly.Instance(module, imports);
-  const exports = instance.exports as unknown as CoreExports & { __wbindgen_start?: () => void };
-  if (typeof exports.abi_version !== 'function' || exports.abi_version() !== ABI_VERSION) {
+  const wasmExports = instance.exports as unknown as CoreExports & { __wbindgen_start?: () => void };
+  if (typeof wasmExports.abi_version !== 'function' || wasmExports.abi_version() !== ABI_VERSION) {
     throw new Error(`blake3-kit: the wasm module's ABI is not version ${ABI_VERSION}; rebuild it or pass the packaged file`);
   }
-  exports.__wbindgen_start?.();
-  return exports;
+  wasmExports.__wbindgen_start?.();
+  return wasmExports;
 }
