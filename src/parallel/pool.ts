@@ -8,6 +8,7 @@
 // whose answer breaks the protocol (a custom `workerUrl` script, say) fails
 // its jobs, and the pool gives up on workers: none can be trusted after it.
 
+import type { WasmModule } from '../wasm/types.js';
 import type { Mode } from '../modes.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
@@ -15,7 +16,7 @@ const MAX_IN_FLIGHT = 2;
 const MAX_SPAWN_FAILURES = 3;
 
 export interface WorkerHandle {
-  post(message: ToWorker, transfer?: Transferable[]): void;
+  post(message: ToWorker, transfer?: ArrayBuffer[]): void;
   terminate(): void;
   /** Node: keep the process alive only while jobs are running. */
   ref?(): void;
@@ -64,7 +65,7 @@ interface Member {
 
 export class WorkerPool {
   readonly #spawn: SpawnWorker;
-  readonly #module: WebAssembly.Module;
+  readonly #module: WasmModule;
   readonly #url: URL | string | undefined;
   readonly size: number;
   #members: Member[] = [];
@@ -84,7 +85,7 @@ export class WorkerPool {
   /** `jobTimeout(bytes)`: milliseconds without an answer after which a
    * worker counts as lost. A browser worker that dies silently (it closed
    * itself, or its process crashed) sends no event at all. */
-  constructor(spawn: SpawnWorker, module: WebAssembly.Module, url: URL | string | undefined, size: number, jobTimeout: (bytes: number) => number) {
+  constructor(spawn: SpawnWorker, module: WasmModule, url: URL | string | undefined, size: number, jobTimeout: (bytes: number) => number) {
     this.#spawn = spawn;
     this.#module = module;
     this.#url = url;

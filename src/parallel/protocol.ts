@@ -1,9 +1,10 @@
 // Messages between the calling thread and hashing workers.
 
+import type { WasmModule } from '../wasm/types.js';
 import type { Mode } from '../modes.js';
 
 export type ToWorker =
-  | { type: 'init'; module: WebAssembly.Module }
+  | { type: 'init'; module: WasmModule }
   | {
       type: 'job';
       id: number;

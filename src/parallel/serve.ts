@@ -6,7 +6,7 @@ import { instantiate } from '../wasm/load.js';
 import { subtreeChainingValue } from '../wasm/subtree.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
-export function serve(post: (message: FromWorker, transfer?: Transferable[]) => void): (message: ToWorker) => void {
+export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => void): (message: ToWorker) => void {
   return (message) => {
     if (message.type === 'init') {
       try {

@@ -3,6 +3,7 @@
 // every call, and plain module variables are the cheapest thing V8 offers.
 
 import type { Mode } from '../modes.js';
+import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
 export const ABI_VERSION = 2;
@@ -12,7 +13,7 @@ const OK_MEMORY_GREW = 1;
 
 /** The integer-only exports of crate/wasm (see its lib.rs for each contract). */
 export interface CoreExports {
-  readonly memory: WebAssembly.Memory;
+  readonly memory: WasmMemory;
   abi_version(): number;
   is_simd(): number;
   staging_ptr(): number;

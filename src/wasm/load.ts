@@ -3,6 +3,7 @@
 // through a `Platform` from the entry point, so this file runs anywhere.
 // When and which: backend.ts.
 
+import type { WasmModule } from './types.js';
 import { ABI_VERSION, attach, type CoreExports } from './core.js';
 
 export type Flavour = 'simd' | 'scalar';
@@ -13,7 +14,7 @@ export type Backend = WasmBackend | 'native' | `native+${WasmBackend}`;
 
 /** Where a wasm module comes from: a compiled module, its bytes, a URL or
  * path to it, or a fetch Response. */
-export type WasmSource = WebAssembly.Module | ArrayBufferView | ArrayBufferLike | URL | string | Response | PromiseLike<Response>;
+export type WasmSource = WasmModule | ArrayBufferView | ArrayBufferLike | URL | string | Response | PromiseLike<Response>;
 
 export interface Platform {
   defaultSource(flavour: Flavour): URL;
@@ -32,10 +33,10 @@ export function simdSupported(): boolean {
   return (simdSupport ??= WebAssembly.validate(SIMD_PROBE));
 }
 
-let compiled: WebAssembly.Module | undefined;
+let compiled: WasmModule | undefined;
 
 /** The module init() loaded, for workers to instantiate the same flavour. */
-export function loadedModule(): WebAssembly.Module | undefined {
+export function loadedModule(): WasmModule | undefined {
   return compiled;
 }
 
@@ -92,7 +93,7 @@ function isSharedBuffer(value: unknown): boolean {
   return typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer;
 }
 
-export function instantiate(module: WebAssembly.Module): CoreExports {
+export function instantiate(module: WasmModule): CoreExports {
   const imports: Record<string, Record<string, () => void>> = {};
   for (const { module: from, name } of WebAssembly.Module.imports(module)) {
     // wasm-bindgen's start function seeds the externref table its glue would
