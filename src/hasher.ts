@@ -3,7 +3,7 @@
 
 import { activeEngine, type HasherEngine } from './engine.js';
 import { checkOptions, checkReadEnd, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption } from './input.js';
-import { MODE_KEYED, modeOf, type Mode } from './modes.js';
+import { ownedModeOf, type Mode } from './modes.js';
 
 /** Stands in for `Symbol.dispose` in the types where the consumer's lib has
  * none (no `esnext.disposable`, no @types/node): the shipped .d.ts must
@@ -72,10 +72,9 @@ export class Hasher {
       this.#key = key;
     } else {
       this.#engine = activeEngine();
-      const chosen = modeOf(options, 'options', this.#engine.contextKey);
-      this.#mode = chosen.mode;
-      // A copy: later changes to the caller's key must not reach this hasher.
-      this.#key = chosen.mode === MODE_KEYED ? chosen.key!.slice() : chosen.key;
+      const { mode, key } = ownedModeOf(options, 'options', this.#engine.contextKey);
+      this.#mode = mode;
+      this.#key = key;
     }
     this.#small = this.#engine.smallUpdate;
   }

@@ -50,6 +50,16 @@ export function modeOf(options: KeyOption | undefined, name: string, contextKey:
   return HASH_MODE;
 }
 
+/** modeOf's result, to keep: a key is copied, so later changes to the
+ * caller's array reach no hasher or worker (context keys are cached arrays
+ * of our own). */
+export function ownedModeOf(options: KeyOption | undefined, name: string, contextKey: ContextKeys): ModeKey {
+  const chosen = modeOf(options, name, contextKey);
+  if (chosen === HASH_MODE) return HASH_MODE; // no allocation for a plain hasher
+  // modeOf's object is reused by its next call: this one is kept.
+  return { mode: chosen.mode, key: chosen.mode === MODE_KEYED ? chosen.key!.slice() : chosen.key };
+}
+
 /** derive_key's context key of a checked context string; `name` is how a
  * RangeError for an over-long one calls it. */
 export type ContextKeys = (context: string, name: string) => Uint8Array;

@@ -2,22 +2,20 @@
 // can do: hash off the JS thread, from memory or from a file descriptor.
 
 import { ADOPT, BUSY, Hasher, STATE } from '../hasher.js';
-import { checkSignal, toBytes, type Input, type KeyOption } from '../input.js';
-import { MODE_KEYED, modeOf, notInitialized } from '../modes.js';
+import { checkSignal, type Input, type KeyOption } from '../input.js';
+import { notInitialized, ownedModeOf } from '../modes.js';
 import { NATIVE_STEP, abortable, absorb } from './absorb.js';
 import { addon, type NativeHasherHandle } from './addon.js';
 import { nativeEngine } from './engine.js';
-
-const encoder = new TextEncoder();
+import { inputBytes } from './hash.js';
 
 /** A Hasher on the native addon, with asynchronous updates. Its `clone()`
  * and `xof()` give a plain Hasher and XofReader. */
 export class NativeHasher extends Hasher {
   constructor(options?: KeyOption) {
     if (addon === undefined) notInitialized();
-    const chosen = modeOf(options, 'options', nativeEngine.contextKey);
-    const key = chosen.mode === MODE_KEYED ? chosen.key!.slice() : chosen.key;
-    super(ADOPT, nativeEngine, chosen.mode, key);
+    const { mode, key } = ownedModeOf(options, 'options', nativeEngine.contextKey);
+    super(ADOPT, nativeEngine, mode, key);
   }
 
   /**
@@ -32,7 +30,7 @@ export class NativeHasher extends Hasher {
    */
   async updateAsync(input: Input, signal?: AbortSignal, onProgress?: (done: number) => void): Promise<void> {
     checkSignal(signal, 'signal');
-    const bytes = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+    const bytes = inputBytes(input, 'input');
     const state = this[STATE]() as NativeHasherHandle;
     // One piece is all-or-nothing in the addon; several need a snapshot.
     const before = bytes.length > NATIVE_STEP ? state.clone() : undefined;

@@ -7,7 +7,7 @@
 // (when the pool starts and stops), pieces.ts (one producer per source),
 // tree.ts (pieces to chaining values), buffers.ts (reused piece buffers).
 
-import { MODE_KEYED, modeOf, notInitialized } from '../modes.js';
+import { notInitialized, ownedModeOf } from '../modes.js';
 import { core } from '../wasm/core.js';
 import { hash } from '../wasm/hash.js';
 import { wasmContextKeys } from '../wasm/slot-io.js';
@@ -65,9 +65,7 @@ function prepare(options: ParallelOptions | undefined): { tree: TreeMode; length
   if (core === undefined) notInitialized();
   checkAsyncOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
-  const { mode, key } = modeOf(options, 'options', wasmContextKeys);
-  // A copy: the caller may change the key while workers hash.
-  return { tree: { mode, key: mode === MODE_KEYED ? key!.slice() : key }, length };
+  return { tree: ownedModeOf(options, 'options', wasmContextKeys), length };
 }
 
 async function hashParallel(lifecycle: PoolLifecycle, input: Input, options: ParallelOptions | undefined): Promise<Uint8Array> {

@@ -2,18 +2,13 @@
 // state lost anywhere.
 import { MAX_OUTPUT_LENGTH } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { KEY, load } from './setup.js';
+import { KEY, load, thrownBy } from './setup.js';
 
 const b3 = await load();
 const { hash, keyedHash, deriveKey, createHasher, toHex } = b3;
 
 function throwsNaming(run: () => unknown, type: ErrorConstructor, name: RegExp) {
-  let caught: unknown;
-  try {
-    run();
-  } catch (error) {
-    caught = error;
-  }
+  const caught = thrownBy(run);
   expect(caught).toBeInstanceOf(type);
   expect((caught as Error).constructor).toBe(type);
   expect((caught as Error).message).toMatch(name);

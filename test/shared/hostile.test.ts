@@ -4,18 +4,13 @@
 // error, and nothing hangs.
 import { configureParallel, hashParallel, hashStream } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { KEY, load, pattern } from './setup.js';
+import { KEY, load, pattern, thrownBy } from './setup.js';
 
 const b3 = await load();
 const { hash, keyedHash, deriveKey, createHasher, toHex } = b3;
 
 function typeErrorNaming(run: () => unknown, name: RegExp) {
-  let caught: unknown;
-  try {
-    run();
-  } catch (error) {
-    caught = error;
-  }
+  const caught = thrownBy(run);
   expect(caught).toBeInstanceOf(TypeError);
   expect((caught as Error).message).toMatch(name);
 }

@@ -57,3 +57,13 @@ export const seed = Number.isFinite(envSeed) ? envSeed : Math.floor(Math.random(
 
 export const KEY = new TextEncoder().encode('whats the Elvish word for friend');
 export const CONTEXT = 'BLAKE3 2019-12-27 16:29:52 test vectors context';
+
+/** What `run` threw, or undefined. */
+export function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
