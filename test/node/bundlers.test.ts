@@ -200,12 +200,18 @@ async function viteDev<T>(project: string, headers: Record<string, string>, use:
   const port = await freePort();
   const child = spawn(bin('vite'), ['--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
     cwd: project,
-    env: { ...process.env, TEST_HEADERS: JSON.stringify(headers) },
+    // With CI set, vite prints the port in bold even into a pipe.
+    env: { ...process.env, TEST_HEADERS: JSON.stringify(headers), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
+    let printed = '';
     await new Promise<void>((ready, failed) => {
-      child.stdout.on('data', (data: Buffer) => data.toString().includes(`:${port}/`) && ready());
+      const deadline = setTimeout(() => failed(new Error(`vite did not report port ${port}; it printed:\n${printed}`)), 30_000);
+      child.stdout.on('data', (data: Buffer) => {
+        printed += data.toString();
+        if (printed.replace(/\x1b\[[0-9;]*m/g, '').includes(`:${port}/`)) clearTimeout(deadline), ready();
+      });
       child.on('exit', (code) => failed(new Error(`vite exited with code ${code}`)));
     });
     return await use(`http://127.0.0.1:${port}/`);
