@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { chromium } from 'playwright';
@@ -210,7 +211,7 @@ async function viteDev<T>(project: string, headers: Record<string, string>, use:
       const deadline = setTimeout(() => failed(new Error(`vite did not report port ${port}; it printed:\n${printed}`)), 30_000);
       child.stdout.on('data', (data: Buffer) => {
         printed += data.toString();
-        if (printed.replace(/\x1b\[[0-9;]*m/g, '').includes(`:${port}/`)) clearTimeout(deadline), ready();
+        if (stripVTControlCharacters(printed).includes(`:${port}/`)) clearTimeout(deadline), ready();
       });
       child.on('exit', (code) => failed(new Error(`vite exited with code ${code}`)));
     });
