@@ -26,12 +26,9 @@ export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
 // Relative to this file, which is dist/node.js once bundled.
 const platform = nodePlatform({
   wasm: (flavour) => new URL(`../wasm/blake3-kit-${flavour}.wasm`, import.meta.url),
-  /** The addon that `npm run build:native` builds for this platform. A
-   * getter: bundled as CommonJS, import.meta.url is empty and this throws,
-   * which must fail init() (with the reason), not the import. */
-  get addon() {
-    return new URL(`../native/blake3-kit.${process.platform}-${process.arch}.node`, import.meta.url);
-  },
+  // Bundled as CommonJS, import.meta.url is empty and this throws, which
+  // must fail the native load (with the reason), not the import.
+  localAddon: () => new URL(`../native/blake3-kit.${process.platform}-${process.arch}.node`, import.meta.url),
 });
 
 // Where the addon is in use, the official crate's own threads (rayon) hash

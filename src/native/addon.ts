@@ -72,21 +72,82 @@ let require: NodeJS.Require | undefined;
 export function loadAddon(location: URL | string): NativeAddon {
   const path = location instanceof URL ? fileURLToPath(location) : location;
   try {
-    const loaded = (require ??= createRequire(import.meta.url))(path) as NativeAddon;
-    const version = typeof loaded.abiVersion === 'function' ? loaded.abiVersion() : undefined;
-    if (version !== NATIVE_ABI_VERSION) {
-      throw new Error(`its ABI version is ${String(version)}, not ${NATIVE_ABI_VERSION}; rebuild it with \`npm run build:native\``);
-    }
-    addon = loaded;
-    keepSigbus(loaded);
-    status = { loaded: true, path, cpuFeatures: loaded.cpuFeatures(), threads: loaded.threads() };
-    return loaded;
+    return useAddon(path);
   } catch (cause) {
     const error = new Error(`blake3-kit: the native addon at ${path} could not be loaded`, { cause });
     status = { loaded: false, path, error };
     throw error;
   }
 }
+
+/** Where a packaged addon may be: the npm package for this platform (its
+ * `main` is the .node file), or a file (a function: finding it may throw). */
+export type AddonPlace = { package: string } | { file: () => URL };
+
+/**
+ * Loads the first addon in `places` that loads. A place that holds nothing
+ * (package not installed, no local build) is passed over; one that holds a
+ * broken addon is too, but its failure is the `cause` of the error thrown
+ * when none loads, and every place's reason is in its message.
+ */
+export function loadFirstAddon(places: AddonPlace[], platform: string): NativeAddon {
+  const reasons: string[] = [];
+  let broken: { path: string; cause: unknown } | undefined;
+  for (const place of places) {
+    let label = 'package' in place ? place.package : 'the local build';
+    let path = label;
+    try {
+      if ('file' in place) label = path = fileURLToPath(place.file());
+      else {
+        if (!installed(place.package)) {
+          reasons.push(`the optional package ${label} is not installed`);
+          continue;
+        }
+        path = requireOnce().resolve(place.package);
+      }
+      return useAddon(path);
+    } catch (cause) {
+      if ('file' in place && isNotFound(cause)) {
+        reasons.push(`there is no local build at ${label}`);
+        continue;
+      }
+      broken ??= { path, cause };
+      reasons.push(`${label} did not load (${messageOf(cause)})`);
+    }
+  }
+  const error = new Error(`blake3-kit: no native addon for ${platform} loaded: ${reasons.join('; ')}`, { cause: broken?.cause });
+  status = { loaded: false, path: broken?.path, error };
+  throw error;
+}
+
+/** Whether `name` resolves from here; its `main` may still be missing. */
+function installed(name: string): boolean {
+  try {
+    requireOnce().resolve(`${name}/package.json`);
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+function useAddon(path: string): NativeAddon {
+  const loaded = requireOnce()(path) as NativeAddon;
+  const version = typeof loaded.abiVersion === 'function' ? loaded.abiVersion() : undefined;
+  if (version !== NATIVE_ABI_VERSION) {
+    throw new Error(`its ABI version is ${String(version)}, not ${NATIVE_ABI_VERSION}; rebuild it with \`npm run build:native\``);
+  }
+  addon = loaded;
+  keepSigbus(loaded);
+  status = { loaded: true, path, cpuFeatures: loaded.cpuFeatures(), threads: loaded.threads() };
+  return loaded;
+}
+
+const requireOnce = () => (require ??= createRequire(import.meta.url));
+
+const isNotFound = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code === 'MODULE_NOT_FOUND';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Node installs its own SIGBUS handler when the first `process.on('SIGBUS')`

@@ -6,10 +6,11 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { OneShots } from '../api.js';
 import { BACKEND_VARIABLE, type BackendPlatform, type InitOptions } from '../backend.js';
-import { loadAddon } from '../native/addon.js';
+import { loadAddon, loadFirstAddon } from '../native/addon.js';
 import { nativeEngine } from '../native/engine.js';
 import { nativeDeriveKey, nativeHash, nativeKeyedHash } from '../native/hash.js';
 import type { Flavour } from '../wasm/load.js';
+import { nativePackage, nativeTriple } from './native-package.js';
 import { routedEngine, routedOneShots } from './routing.js';
 
 export interface NodeInitOptions extends InitOptions {
@@ -37,7 +38,8 @@ const nativeOneShots: OneShots = { hash: nativeHash, keyedHash: nativeKeyedHash,
  * as dist/node.js) gives them relative to itself. */
 export interface PackagedFiles {
   wasm: (flavour: Flavour) => URL;
-  addon: URL;
+  /** The addon `npm run build:native` writes in a source checkout. */
+  localAddon: () => URL;
 }
 
 // A bundle of this code has its own location, not the package's: the wasm
@@ -69,7 +71,12 @@ export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => {
     },
     backendVariable: () => env(BACKEND_VARIABLE),
     loadNative(options) {
-      loadAddon((options as NodeInitOptions).nativePath ?? env('BLAKE3_KIT_NATIVE_PATH') ?? packaged.addon);
+      const explicit = (options as NodeInitOptions).nativePath ?? env('BLAKE3_KIT_NATIVE_PATH');
+      if (explicit !== undefined) loadAddon(explicit);
+      else {
+        const triple = nativeTriple();
+        loadFirstAddon([{ package: nativePackage(triple) }, { file: packaged.localAddon }], triple);
+      }
       return { oneShots: nativeOneShots, engine: nativeEngine, routed: { oneShots: routedOneShots, engine: routedEngine } };
     },
   };
