@@ -2,8 +2,9 @@
 // crate/node, and says how to cross-build it (CROSS, used by setup.mjs and
 // test.mjs).
 //
-// Plain `cargo build`: our own TypeScript loader finds and loads the file, so
-// @napi-rs/cli (a JS loader, .d.ts and per-platform packages) has nothing to
+// Plain `cargo build`: our own TypeScript loader finds and loads the file
+// (src/native/addon.ts) and scripts/pack.mjs makes the per-platform packages,
+// so @napi-rs/cli (a JS loader, .d.ts and those packages) has nothing to
 // add. The blake3 crate compiles its x86 assembly and its NEON code with a C
 // compiler, so one must be installed (setup.mjs checks).
 //
