@@ -8,6 +8,7 @@
 // BLAKE3_KIT_NO_NATIVE=1 skips the native addon (the wasm backend is used).
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
+import { installArm64Node } from './arm64-node.mjs';
 import { CROSS, buildNative, outputs as nativeOutputs } from './build-native.mjs';
 import { capture, cargoBin, main, newestMtime, oldestMtime, root, run } from './lib.mjs';
 
@@ -102,20 +103,23 @@ function aptInstall(what, packages) {
     .filter(([, file]) => !existsSync(file))
     .map(([name]) => name);
   if (!missing.length) return say(what, `${Object.keys(packages).join(', ')} present`);
-  // sudo resets the environment, so the variable goes through `env`.
-  const apt = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'];
-  if (process.getuid?.() !== 0) {
-    if (!capture('sudo', ['--version'])) {
-      throw new Error(`${missing.join(', ')} missing, not root and no sudo: as root run \`apt-get install -y ${missing.join(' ')}\``);
-    }
-    apt.unshift('sudo');
-  }
+  const apt = aptCommand(`apt-get install -y ${missing.join(' ')}`);
   say(what, `apt-get install -y ${missing.join(' ')}`);
   if (!aptUpdated) run(apt[0], [...apt.slice(1), 'update']);
   aptUpdated = true;
   run(apt[0], [...apt.slice(1), 'install', '-y', ...missing]);
   const still = missing.filter((name) => !existsSync(packages[name]));
   if (still.length) throw new Error(`apt-get installed ${still.join(', ')} but ${still.map((n) => packages[n]).join(', ')} still missing`);
+}
+
+/** apt-get, through sudo when not root; `task` is what to tell a user to
+ * run as root when there is no sudo. */
+function aptCommand(task) {
+  // sudo resets the environment, so the variable goes through `env`.
+  const apt = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'];
+  if (process.getuid?.() === 0) return apt;
+  if (!capture('sudo', ['--version'])) throw new Error(`not root and no sudo: as root run \`${task}\``);
+  return ['sudo', ...apt];
 }
 
 function chromium() {
@@ -128,6 +132,7 @@ function crossToolchains() {
     rustTarget(target);
     aptInstall(target.split('-')[0], apt);
   }
+  installArm64Node(aptCommand('dpkg --add-architecture arm64 && apt-get update'), say);
 }
 
 async function wasm() {
