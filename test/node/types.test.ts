@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// @ts-expect-error: a plain .mjs module without types
+import { packMain } from '../../scripts/pack.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flavour } from '../shared/setup.js';
 
@@ -87,8 +89,7 @@ const nodeLib = { lib: ['ES2022'], types: ['node'] };
 describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'blake3-kit-types-'));
-    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
-    tarball = join(work, packed.filename);
+    tarball = packMain(work);
   }, 60_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
