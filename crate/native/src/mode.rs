@@ -38,22 +38,28 @@ pub fn context_key(context: &str) -> [u8; KEY_LEN] {
     hash_derive_key_context(context)
 }
 
-/// A hasher for `mode`. Hash takes no key; keyed takes the 32-byte key;
-/// derive_key takes the 32-byte context key.
-pub fn new_hasher(mode: u32, key: Option<&[u8]>) -> Result<Hasher, InvalidArg> {
+/// `mode` and its key, checked: hash takes no key; keyed takes the 32-byte
+/// key; derive_key takes the 32-byte context key.
+pub fn mode_key(mode: u32, key: Option<&[u8]>) -> Result<(Mode, Option<&[u8; KEY_LEN]>), InvalidArg> {
     let mode = Mode::from_u32(mode)?;
     let key = match (mode, key) {
-        (Mode::Hash, None) => return Ok(Hasher::new()),
+        (Mode::Hash, None) => return Ok((mode, None)),
         (Mode::Hash, Some(_)) => return Err(InvalidArg::type_("key", "key must be null or undefined in hash mode (0)")),
         (_, None) => return Err(InvalidArg::type_("key", format!("key is required in mode {}", mode as u32))),
         (_, Some(key)) => key,
     };
-    let Ok(key) = <&[u8; KEY_LEN]>::try_from(key) else {
-        return Err(InvalidArg::range("key", format!("key must be {KEY_LEN} bytes, got {}", key.len())));
-    };
-    Ok(match mode {
-        Mode::Keyed => Hasher::new_keyed(key),
-        _ => Hasher::new_from_context_key(key),
+    match <&[u8; KEY_LEN]>::try_from(key) {
+        Ok(key) => Ok((mode, Some(key))),
+        Err(_) => Err(InvalidArg::range("key", format!("key must be {KEY_LEN} bytes, got {}", key.len()))),
+    }
+}
+
+/// A hasher for `mode` (see [`mode_key`]).
+pub fn new_hasher(mode: u32, key: Option<&[u8]>) -> Result<Hasher, InvalidArg> {
+    Ok(match mode_key(mode, key)? {
+        (Mode::Keyed, Some(key)) => Hasher::new_keyed(key),
+        (Mode::DeriveKey, Some(key)) => Hasher::new_from_context_key(key),
+        _ => Hasher::new(),
     })
 }
 

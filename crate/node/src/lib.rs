@@ -18,7 +18,7 @@ use crate::tasks::{signal, FileTask};
 pub use hasher::NativeHasher;
 
 /// Bumped on any change the loader must know about: it refuses other versions.
-const ABI_VERSION: u32 = 2;
+const ABI_VERSION: u32 = 3;
 
 /// The largest output we hand back as one Uint8Array (Node 20's
 /// buffer.constants.MAX_LENGTH is 2^32).
@@ -86,6 +86,52 @@ pub fn hash_into(env: &Env, mode: f64, key: Option<Uint8ArraySlice>, input: Uint
     // SAFETY: `input` and `key` are no longer used.
     unsafe { out.as_mut() }.copy_from_slice(&tmp);
     Ok(())
+}
+
+/// The non-root chaining value of `input`, which starts at byte
+/// `offsetHi * 2^32 + offsetLo` of the whole input (a chunk boundary).
+#[napi(catch_unwind)]
+pub fn subtree_chaining_value(
+    env: &Env,
+    mode: f64,
+    key: Option<&[u8]>,
+    offset_lo: f64,
+    offset_hi: f64,
+    input: Uint8ArraySlice,
+) -> Result<Uint8Array> {
+    let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+    let offset = integer(env, "offsetLo", offset_lo, u32::MAX as f64)? | integer(env, "offsetHi", offset_hi, u32::MAX as f64)? << 32;
+    let cv = kit::subtree_chaining_value(mode, key, offset, &input).map_err(|e| invalid_arg(env, e))?;
+    Ok(Uint8Array::new(cv.to_vec()))
+}
+
+/// The parent of two chaining values: its chaining value (`root` false,
+/// `outLength` 32), or `outLength` bytes of root output from byte
+/// `positionHi * 2^32 + positionLo` on.
+#[allow(clippy::too_many_arguments)]
+#[napi(catch_unwind)]
+pub fn merge_subtrees(
+    env: &Env,
+    mode: f64,
+    key: Option<&[u8]>,
+    left: &[u8],
+    right: &[u8],
+    root: bool,
+    out_length: f64,
+    position_lo: f64,
+    position_hi: f64,
+) -> Result<Uint8Array> {
+    let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+    let out_len = integer(env, "outLength", out_length, MAX_OUT)? as usize;
+    let position =
+        integer(env, "positionLo", position_lo, u32::MAX as f64)? | integer(env, "positionHi", position_hi, u32::MAX as f64)? << 32;
+    let mut out = Vec::new();
+    if out.try_reserve_exact(out_len).is_err() {
+        return Err(range_error(env, format!("cannot allocate {out_len} bytes of output")));
+    }
+    out.resize(out_len, 0);
+    kit::merge_subtrees(mode, key, left, right, root, position, &mut out).map_err(|e| invalid_arg(env, e))?;
+    Ok(Uint8Array::new(out))
 }
 
 fn ranges_overlap(a: &[u8], b: &[u8]) -> bool {
