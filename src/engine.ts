@@ -22,6 +22,13 @@ export interface HasherEngine<State = unknown> {
   reset(state: State): void;
   clone(state: State): State;
   free(state: State): void;
+  /** The non-root chaining value of `bytes` (checked: non-empty, within
+   * the subtree at that offset), which start at input byte
+   * `offsetHi * 2^32 + offsetLo` (a chunk boundary). */
+  subtreeChainingValue(mode: Mode, key: Uint8Array | undefined, offsetLo: number, offsetHi: number, bytes: Uint8Array): Uint8Array;
+  /** The parent of two 32-byte chaining values: its chaining value, or
+   * `length` bytes of root output. */
+  mergeSubtrees(mode: Mode, key: Uint8Array | undefined, left: Uint8Array, right: Uint8Array, root: boolean, length: number): Uint8Array;
   /** Frees `state` once `owner` is garbage-collected, unless untracked first
    * (a no-op where the state frees itself with its JS object). */
   track(owner: object, state: State): void;

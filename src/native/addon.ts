@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** Must equal the addon's `abiVersion()` (crate/node/src/lib.rs). */
-export const NATIVE_ABI_VERSION = 2;
+export const NATIVE_ABI_VERSION = 3;
 
 /** The official crate's Hasher behind a napi class. */
 export interface NativeHasherHandle {
@@ -43,6 +43,19 @@ export interface NativeAddon {
     mmap: boolean,
     signal?: AbortSignal,
   ): Promise<Uint8Array>;
+  /** A subtree's chaining value (upstream's hazmat; misuse is a RangeError). */
+  subtreeChainingValue(mode: number, key: Uint8Array | null | undefined, offsetLo: number, offsetHi: number, input: Uint8Array): Uint8Array;
+  /** Two chaining values' parent: its chaining value, or root output. */
+  mergeSubtrees(
+    mode: number,
+    key: Uint8Array | null | undefined,
+    left: Uint8Array,
+    right: Uint8Array,
+    root: boolean,
+    outLength: number,
+    positionLo: number,
+    positionHi: number,
+  ): Uint8Array;
   NativeHasher: new (mode: number, key?: Uint8Array | null) => NativeHasherHandle;
 }
 

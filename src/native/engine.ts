@@ -26,6 +26,8 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
     if (into !== out) out.set(into);
   },
   reset: (state) => state.reset(),
+  subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) => addon!.subtreeChainingValue(mode, offHeapKey(key), offsetLo, offsetHi, bytes),
+  mergeSubtrees: (mode, key, left, right, root, length) => addon!.mergeSubtrees(mode, offHeapKey(key), left, right, root, length, 0, 0),
   clone: (state) => state.clone(),
   // Frees now: V8 schedules the wrapper's collection by JS heap size alone,
   // which never counts this memory (10^6 disposed hashers reached 2.2 GB).

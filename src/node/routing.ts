@@ -8,6 +8,7 @@ import type { HashOptions, Input, LengthOption } from '../input.js';
 import { nativeEngine } from '../native/engine.js';
 import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from '../native/hash.js';
 import type { NativeHasherHandle } from '../native/addon.js';
+import { wasmEngine } from '../wasm/engine.js';
 import { deriveKey, hash, hashModeInto, keyedHash } from '../wasm/hash.js';
 
 /**
@@ -69,4 +70,8 @@ export const routedOneShots = { hash: routedHash, keyedHash: routedKeyedHash, de
 export const routedEngine: HasherEngine<NativeHasherHandle> = {
   ...nativeEngine,
   hashInto: (mode, key, bytes, out) => (goesNative(bytes.length) ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out)),
+  subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) =>
+    (goesNative(bytes.length) ? nativeEngine : wasmEngine).subtreeChainingValue(mode, key, offsetLo, offsetHi, bytes),
+  // One compression (or a few for long root output): a napi call costs more.
+  mergeSubtrees: wasmEngine.mergeSubtrees,
 };

@@ -21,10 +21,15 @@ export function leftSubtreeLength(length: number): number {
 /** The non-root chaining value of `bytes`, which start at input `offset` (a
  * multiple of 1024) and form a whole subtree there. */
 export function subtreeChainingValue(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
+  return subtreeChainingValueAt(mode, key, offset % TWO_32, Math.floor(offset / TWO_32), bytes);
+}
+
+/** subtreeChainingValue at offset `offsetHi * 2^32 + offsetLo`. */
+export function subtreeChainingValueAt(mode: Mode, key: Uint8Array | undefined, offsetLo: number, offsetHi: number, bytes: Uint8Array): Uint8Array {
   if (key !== undefined) keyArea.set(key);
   const slot = newSlot(mode);
   try {
-    let code = core!.hasher_set_input_offset(slot, offset % TWO_32, Math.floor(offset / TWO_32));
+    let code = core!.hasher_set_input_offset(slot, offsetLo, offsetHi);
     if (code < 0) fail(code, 'hasher_set_input_offset');
     updateSlotBytes(slot, bytes);
     code = core!.hasher_finalize_non_root(slot);

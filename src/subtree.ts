@@ -1,0 +1,89 @@
+// Subtrees of the BLAKE3 tree, the official crate's `hazmat` model: the
+// chaining value of input that starts at a chunk boundary, and the merge of
+// two chaining values into their parent, so that parts hashed apart (other
+// threads, processes or machines) combine into the exact BLAKE3 of the whole.
+// Every rule the crate asserts is checked here, as a RangeError.
+
+import { activeEngine } from './engine.js';
+import { checkOptions, outputLength, toBytes, toPosition, type HashOptions, type Input, type KeyOption } from './input.js';
+import { modeOf } from './modes.js';
+
+export interface SubtreeOptions extends KeyOption {
+  /** Where the subtree starts in the whole input: a multiple of 1024. */
+  offset?: number | bigint;
+}
+
+const CHUNK_LEN = 1024n;
+const CV_LEN = 32;
+const TWO_32 = 2n ** 32n;
+const encoder = new TextEncoder();
+
+/** The most bytes the subtree starting at `offset` (a multiple of 1024,
+ * greater than 0) can hold: 1024 times the largest power of two dividing
+ * its chunk index. At offset 0 there is no limit (undefined). */
+export function maxSubtreeLength(offset: number | bigint): bigint | undefined {
+  const at = chunkAligned(toPosition(offset, 'offset'), 'offset');
+  if (at === 0n) return undefined;
+  const index = at / CHUNK_LEN;
+  return (index & -index) * CHUNK_LEN;
+}
+
+/** Where the tree splits an input of `length` bytes (more than 1024): the
+ * largest power-of-two number of whole chunks below it. */
+export function leftSubtreeLength(length: number): number;
+export function leftSubtreeLength(length: bigint): bigint;
+export function leftSubtreeLength(length: number | bigint): number | bigint {
+  const total = toPosition(length, 'length');
+  if (total <= CHUNK_LEN) throw new RangeError(`blake3-kit: length must be more than ${CHUNK_LEN} bytes (one chunk) to have subtrees; got ${total}`);
+  let left = CHUNK_LEN;
+  while (left * 2n < total) left *= 2n;
+  return typeof length === 'number' ? Number(left) : left;
+}
+
+/**
+ * The non-root chaining value of `input`, which starts at byte
+ * `options.offset` of the whole input. Every subtree but the last must hold
+ * exactly `maxSubtreeLength(offset)` bytes, or the left part of the tree
+ * (a power-of-two number of chunks); the last may be shorter.
+ */
+export function subtreeChainingValue(input: Input, options?: SubtreeOptions): Uint8Array {
+  const engine = activeEngine();
+  const { mode, key } = modeOf(options, 'options', engine.contextKey);
+  const offset = chunkAligned(toPosition(options?.offset ?? 0, 'options.offset'), 'options.offset');
+  const bytes = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+  if (bytes.length === 0) throw new RangeError('blake3-kit: input of a subtree must hold at least one byte');
+  const max = maxSubtreeLength(offset);
+  if (max !== undefined && BigInt(bytes.length) > max) {
+    throw new RangeError(`blake3-kit: the subtree at offset ${offset} holds at most ${max} bytes; input has ${bytes.length}`);
+  }
+  toPosition(offset + BigInt(bytes.length), 'options.offset + input length');
+  return engine.subtreeChainingValue(mode, key, Number(offset % TWO_32), Number(offset / TWO_32), bytes);
+}
+
+/** The chaining value of the parent of two subtrees (`left` first). */
+export function mergeSubtrees(left: Uint8Array, right: Uint8Array, options?: KeyOption): Uint8Array {
+  const engine = activeEngine();
+  const { mode, key } = modeOf(options, 'options', engine.contextKey);
+  return engine.mergeSubtrees(mode, key, chainingValue(left, 'left'), chainingValue(right, 'right'), false, CV_LEN);
+}
+
+/** The root output of the whole input from the two subtrees under the root
+ * (32 bytes, or `options.length`): the same as `hash()` of the whole. */
+export function mergeSubtreesRoot(left: Uint8Array, right: Uint8Array, options?: HashOptions): Uint8Array {
+  const engine = activeEngine();
+  const { mode, key } = modeOf(options, 'options', engine.contextKey);
+  checkOptions(options, 'options');
+  const length = outputLength(options?.length, 'options.length');
+  return engine.mergeSubtrees(mode, key, chainingValue(left, 'left'), chainingValue(right, 'right'), true, length);
+}
+
+function chunkAligned(offset: bigint, name: string): bigint {
+  if (offset % CHUNK_LEN !== 0n) throw new RangeError(`blake3-kit: ${name} must be a multiple of ${CHUNK_LEN} (a chunk boundary); got ${offset}`);
+  return offset;
+}
+
+function chainingValue(value: unknown, name: string): Uint8Array {
+  const bytes = toBytes(value, name);
+  if (bytes.length !== CV_LEN) throw new RangeError(`blake3-kit: ${name} must be a ${CV_LEN}-byte chaining value; got ${bytes.length} bytes`);
+  return bytes;
+}
