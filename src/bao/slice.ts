@@ -1,0 +1,114 @@
+// Bao slices: the header, then the parents and leaves on the paths to a byte
+// range, in pre-order. A slice verifies on its own against the root hash, so
+// an untrusted server can send part of a file. As the bao crate does, a
+// length of 0 counts as 1, and a start at or past the end asks for the final
+// chunk, so every slice proves the content length too.
+
+import { toBytes } from '../input.js';
+import { BaoVerifyError, checkHash, readHeader } from './decode.js';
+import { equal } from './equal.js';
+import { blockLength, HEADER_LEN, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+
+type Bytes = ArrayBufferView | ArrayBufferLike;
+
+/** The slice of a combined encoding for `length` bytes from `start`. */
+export function baoSlice(encoding: Bytes, start: number, length: number): Uint8Array {
+  const tree = toBytes(encoding, 'encoding');
+  return extract(tree, undefined, start, length);
+}
+
+/** The slice for `length` bytes from `start`, from content and its outboard. */
+export function baoSliceOutboard(content: Bytes, outboard: Bytes, start: number, length: number): Uint8Array {
+  return extract(toBytes(outboard, 'outboard'), toBytes(content, 'content'), start, length);
+}
+
+/** The content bytes a slice holds, verified against `hash`: `length` bytes
+ * from `start`, fewer at the end of the content. */
+export function baoDecodeSlice(slice: Bytes, hash: Bytes, start: number, length: number): Uint8Array {
+  const bytes = toBytes(slice, 'slice');
+  const root = checkHash(hash);
+  checkRange(start, length);
+  const total = readHeader(bytes, 'slice');
+  const { from, to, empty } = sliceRange(total, start, length);
+  const block = blockLength(0);
+  const parts: Uint8Array[] = [];
+  let cursor = HEADER_LEN;
+  const take = (count: number) => {
+    if (cursor + count > bytes.length) throw new BaoVerifyError('slice is truncated');
+    return bytes.subarray(cursor, (cursor += count));
+  };
+  const subtree = (offset: number, size: number, expected: Uint8Array, isRoot: boolean): void => {
+    if (total > 0 && (offset + size <= from || to <= offset)) return;
+    if (size <= block) {
+      const leaf = take(size);
+      const found = isRoot ? leafRootHash(leaf) : leafChainingValue(leaf, offset);
+      if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
+      if (!empty) parts.push(leaf.subarray(Math.max(0, from - offset), Math.min(size, to - offset)));
+      return;
+    }
+    const node = take(PARENT_LEN);
+    if (!equal(parentChainingValue(node, isRoot), expected)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+    const left = leftLength(size);
+    subtree(offset, left, node.subarray(0, 32), false);
+    subtree(offset + left, size - left, node.subarray(32, 64), false);
+  };
+  subtree(0, total, root, true);
+  if (cursor !== bytes.length) throw new BaoVerifyError('slice has bytes past its last node');
+  return concat(parts);
+}
+
+function extract(tree: Uint8Array, content: Uint8Array | undefined, start: number, length: number): Uint8Array {
+  checkRange(start, length);
+  const what = content === undefined ? 'encoding' : 'outboard';
+  const total = readHeader(tree, what);
+  const block = blockLength(0);
+  const expected = HEADER_LEN + parentsLength(total, block) + (content === undefined ? total : 0);
+  if (tree.length !== expected || (content !== undefined && content.length !== total)) {
+    throw new BaoVerifyError(`${what} does not agree with its length header`);
+  }
+  const { from, to } = sliceRange(total, start, length);
+  const parts: Uint8Array[] = [tree.subarray(0, HEADER_LEN)];
+  let cursor = HEADER_LEN;
+  const subtree = (offset: number, size: number): void => {
+    if (offset + size <= from) {
+      // Skipped: before the range, its nodes (and leaves) are passed over.
+      cursor += parentsLength(size, block) + (content === undefined ? size : 0);
+      return;
+    }
+    if (to <= offset) return;
+    if (size <= block) {
+      if (content === undefined) parts.push(tree.subarray(cursor, (cursor += size)));
+      else parts.push(content.subarray(offset, offset + size));
+      return;
+    }
+    parts.push(tree.subarray(cursor, (cursor += PARENT_LEN)));
+    const left = leftLength(size);
+    subtree(offset, left);
+    subtree(offset + left, size - left);
+  };
+  subtree(0, total);
+  return concat(parts);
+}
+
+/** The range a slice covers: [from, to), and whether no content is asked
+ * for (length 0, or a start past the end: only the final chunk, as proof). */
+function sliceRange(total: number, start: number, length: number): { from: number; to: number; empty: boolean } {
+  const empty = length === 0 || start >= total;
+  const from = start >= total ? Math.max(0, total - 1) : start;
+  return { from, to: start + Math.max(length, 1), empty };
+}
+
+function checkRange(start: number, length: number): void {
+  if (!Number.isSafeInteger(start) || start < 0) throw new RangeError(`blake3-kit: start must be a non-negative safe integer; got ${start}`);
+  if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`blake3-kit: length must be a non-negative safe integer; got ${length}`);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

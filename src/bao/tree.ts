@@ -1,0 +1,54 @@
+// The shape of a Bao tree (the bao crate's format, and iroh's bao-tree with
+// chunk groups): which bytes a subtree covers, where the tree splits, and
+// how big each encoding is. Pure arithmetic; the hashing is in nodes.ts.
+
+import { activeEngine } from '../engine.js';
+import { MODE_HASH } from '../modes.js';
+
+export const CHUNK_LEN = 1024;
+/** A parent node: the left child's chaining value, then the right's. */
+export const PARENT_LEN = 64;
+/** The bao crate's header: the content length as a little-endian u64. */
+export const HEADER_LEN = 8;
+const TWO_32 = 2 ** 32;
+
+/** Bytes per leaf of the tree: one chunk (bao), or 2^chunkLog chunks (a
+ * bao-tree chunk group; iroh uses chunkLog 4, 16 KiB). */
+export function blockLength(chunkLog: number): number {
+  return CHUNK_LEN * 2 ** chunkLog;
+}
+
+/** Leaves of an input of `length` bytes: at least one, even when empty. */
+export function blockCount(length: number, block: number): number {
+  return Math.max(1, Math.ceil(length / block));
+}
+
+/** Where the tree splits `size` bytes (more than one leaf): the largest
+ * power-of-two number of chunks below it. */
+export function leftLength(size: number): number {
+  let left = CHUNK_LEN;
+  while (left * 2 < size) left *= 2;
+  return left;
+}
+
+/** The parents of a tree over `length` bytes, 64 bytes each. */
+export function parentsLength(length: number, block: number): number {
+  return (blockCount(length, block) - 1) * PARENT_LEN;
+}
+
+/** A leaf's non-root chaining value: `bytes` at input byte `offset`. */
+export function leafChainingValue(bytes: Uint8Array, offset: number): Uint8Array {
+  return activeEngine().subtreeChainingValue(MODE_HASH, undefined, offset % TWO_32, Math.floor(offset / TWO_32), bytes);
+}
+
+/** A parent's chaining value from its 64 bytes: non-root, or the root hash. */
+export function parentChainingValue(node: Uint8Array, root: boolean): Uint8Array {
+  return activeEngine().mergeSubtrees(MODE_HASH, undefined, node.subarray(0, 32), node.subarray(32, 64), root, 32);
+}
+
+/** The root hash of a tree that is a single leaf: the plain BLAKE3 hash. */
+export function leafRootHash(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(32);
+  activeEngine().hashInto(MODE_HASH, undefined, bytes, out);
+  return out;
+}

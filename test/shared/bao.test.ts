@@ -1,0 +1,125 @@
+// Bao (the bao crate 0.13's format) against its official test vectors, in
+// every section: hash, encode, outboard, seek and slice, with every
+// corruption offset; on every backend.
+import {
+  baoDecode,
+  baoDecodeOutboard,
+  baoDecodeSlice,
+  baoEncode,
+  baoEncodedLength,
+  baoSlice,
+  baoSliceOutboard,
+  BaoVerifyError,
+  hash,
+  toHex,
+} from 'blake3-kit';
+import { describe, expect, it } from 'vitest';
+import vectors from '../bao/vectors.json';
+import { load, thrownBy } from './setup.js';
+
+await load();
+
+/** The vectors' input: a 4-byte little-endian counter from 1, cut to `length`. */
+function input(length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i + 4 <= length; i += 4) view.setUint32(i, i / 4 + 1, true);
+  for (let i = length - (length % 4), n = length / 4 + 1; i < length; i++) bytes[i] = ((Math.floor(n) >>> (8 * (i % 4))) & 0xff) as number;
+  return bytes;
+}
+
+const fromHex = (hex: string) => Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
+const flipped = (bytes: Uint8Array, at: number) => {
+  const copy = bytes.slice();
+  copy[at]! ^= 1;
+  return copy;
+};
+const badHash = (digest: Uint8Array) => flipped(digest, 0);
+
+function rejects(run: () => unknown) {
+  const caught = thrownBy(run);
+  expect(caught).toBeInstanceOf(BaoVerifyError);
+}
+
+describe('official bao vectors', () => {
+  it('hash: the root is plain BLAKE3', () => {
+    for (const { input_len, bao_hash } of vectors.hash) expect(toHex(hash(input(input_len)))).toBe(bao_hash);
+  });
+
+  it.each(vectors.encode)('encode, $input_len bytes: the encoding, its decode, and every corruption', (c) => {
+    const content = input(c.input_len);
+    const { encoding, hash: root } = baoEncode(content);
+    expect(toHex(root)).toBe(c.bao_hash);
+    expect(encoding.length).toBe(c.output_len);
+    expect(baoEncodedLength(c.input_len)).toBe(c.output_len);
+    expect(toHex(hash(encoding))).toBe(c.encoded_blake3);
+    expect(baoDecode(encoding, root)).toEqual(content);
+    rejects(() => baoDecode(encoding, badHash(root)));
+    for (const at of c.corruptions) rejects(() => baoDecode(flipped(encoding, at), root));
+  });
+
+  it.each(vectors.outboard)('outboard, $input_len bytes: the outboard, its decode, and every corruption', (c) => {
+    const content = input(c.input_len);
+    const { encoding: outboard, hash: root } = baoEncode(content, { outboard: true });
+    expect(toHex(root)).toBe(c.bao_hash);
+    expect(outboard.length).toBe(c.output_len);
+    expect(toHex(hash(outboard))).toBe(c.encoded_blake3);
+    expect(baoDecodeOutboard(content, outboard, root)).toEqual(content);
+    rejects(() => baoDecodeOutboard(content, outboard, badHash(root)));
+    for (const at of c.outboard_corruptions) rejects(() => baoDecodeOutboard(content, flipped(outboard, at), root));
+    for (const at of c.input_corruptions) rejects(() => baoDecodeOutboard(flipped(content, at), outboard, root));
+  });
+
+  it.each(vectors.seek)('seek, $input_len bytes: the content from every offset, through slices', (c) => {
+    const content = input(c.input_len);
+    const { encoding, hash: root } = baoEncode(content);
+    for (const offset of c.seek_offsets) {
+      const from = Math.min(offset, content.length);
+      const slice = baoSlice(encoding, offset, content.length);
+      expect(baoDecodeSlice(slice, root, offset, content.length)).toEqual(content.subarray(from));
+    }
+  });
+
+  it.each(vectors.slice)('slice, $input_len bytes: extracted (combined and outboard), decoded, and every corruption', (c) => {
+    const content = input(c.input_len);
+    const { encoding, hash: root } = baoEncode(content);
+    const { encoding: outboard } = baoEncode(content, { outboard: true });
+    expect(toHex(root)).toBe(c.bao_hash);
+    for (const s of c.slices) {
+      const slice = baoSlice(encoding, s.start, s.len);
+      expect(slice.length).toBe(s.output_len);
+      expect(toHex(hash(slice))).toBe(s.output_blake3);
+      expect(baoSliceOutboard(content, outboard, s.start, s.len)).toEqual(slice);
+      const from = Math.min(content.length, s.start);
+      expect(baoDecodeSlice(slice, root, s.start, s.len)).toEqual(content.subarray(from, from + Math.min(content.length - from, s.len)));
+      rejects(() => baoDecodeSlice(slice, badHash(root), s.start, s.len));
+      for (const at of s.corruptions) rejects(() => baoDecodeSlice(flipped(slice, at), root, s.start, s.len));
+    }
+  });
+});
+
+describe('malformed encodings are rejected before any byte is returned', () => {
+  const content = input(5000);
+  const { encoding, hash: root } = baoEncode(content);
+
+  it('truncated, extended, or with a length header off by one either way', () => {
+    rejects(() => baoDecode(encoding.subarray(0, encoding.length - 1), root));
+    rejects(() => baoDecode(new Uint8Array([...encoding, 0]), root));
+    rejects(() => baoDecode(encoding.subarray(0, 7), root));
+    for (const delta of [-1, 1]) {
+      const changed = encoding.slice();
+      new DataView(changed.buffer).setBigUint64(0, BigInt(content.length + delta), true);
+      rejects(() => baoDecode(changed, root));
+    }
+    const slice = baoSlice(encoding, 2000, 100);
+    rejects(() => baoDecodeSlice(slice.subarray(0, slice.length - 1), root, 2000, 100));
+    rejects(() => baoDecodeSlice(new Uint8Array([...slice, 0]), root, 2000, 100));
+  });
+
+  it('arguments of the wrong kind or range are TypeError or RangeError', () => {
+    expect(thrownBy(() => baoDecode('x' as never, root))).toBeInstanceOf(TypeError);
+    expect(thrownBy(() => baoDecode(encoding, new Uint8Array(31)))).toBeInstanceOf(RangeError);
+    expect(thrownBy(() => baoSlice(encoding, -1, 10))).toBeInstanceOf(RangeError);
+    expect(thrownBy(() => baoDecodeSlice(encoding, root, 0, 1.5))).toBeInstanceOf(RangeError);
+  });
+});
