@@ -28,7 +28,6 @@ function input(length: number): Uint8Array {
   return bytes;
 }
 
-const fromHex = (hex: string) => Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
 const flipped = (bytes: Uint8Array, at: number) => {
   const copy = bytes.slice();
   copy[at]! ^= 1;
