@@ -9,6 +9,8 @@ import {
   baoEncodedLength,
   baoSlice,
   baoSliceOutboard,
+  baoTreeDecodeOutboard,
+  baoTreeOutboard,
   BaoVerifyError,
   hash,
   toHex,
@@ -120,5 +122,42 @@ describe('malformed encodings are rejected before any byte is returned', () => {
     expect(thrownBy(() => baoDecode(encoding, new Uint8Array(31)))).toBeInstanceOf(RangeError);
     expect(thrownBy(() => baoSlice(encoding, -1, 10))).toBeInstanceOf(RangeError);
     expect(thrownBy(() => baoDecodeSlice(encoding, root, 0, 1.5))).toBeInstanceOf(RangeError);
+  });
+});
+
+describe('bao-tree outboards (chunk groups, no length prefix, pre- or post-order)', () => {
+  const sizes = [0, 1, 1024, 1025, 16 * 1024, 16 * 1024 + 1, 100_000, 1 << 20];
+
+  it('at chunkLog 0 in pre-order, equal bao outboards without the header', () => {
+    for (const size of sizes) {
+      const content = input(size);
+      const tree = baoTreeOutboard(content, { chunkLog: 0 });
+      const bao = baoEncode(content, { outboard: true });
+      expect(tree.outboard).toEqual(bao.encoding.subarray(8));
+      expect(tree.hash).toEqual(bao.hash);
+    }
+  });
+
+  it.each([0, 1, 2, 4, 6])('chunkLog %i: (groups - 1) x 64 bytes, both orders decode, every parent and group guarded', (chunkLog) => {
+    const group = 1024 << chunkLog;
+    for (const size of sizes) {
+      const content = input(size);
+      const groups = Math.max(1, Math.ceil(size / group));
+      for (const order of ['pre', 'post'] as const) {
+        const { outboard, hash: root } = baoTreeOutboard(content, { chunkLog, order });
+        expect(outboard.length).toBe((groups - 1) * 64);
+        expect(toHex(root)).toBe(toHex(hash(content)));
+        expect(baoTreeDecodeOutboard(content, outboard, root, { chunkLog, order })).toEqual(content);
+        for (let at = 0; at < outboard.length; at += 64)
+          rejects(() => baoTreeDecodeOutboard(content, flipped(outboard, at + 63), root, { chunkLog, order }));
+        for (let at = 0; at < size; at += group) rejects(() => baoTreeDecodeOutboard(flipped(content, at), outboard, root, { chunkLog, order }));
+      }
+      if (size > group) {
+        // The orders differ once there are two parents or more.
+        const pre = baoTreeOutboard(content, { chunkLog }).outboard;
+        const post = baoTreeOutboard(content, { chunkLog, order: 'post' }).outboard;
+        expect(post.subarray(post.length - 64)).toEqual(pre.subarray(0, 64)); // the root: first in pre, last in post
+      }
+    }
   });
 });

@@ -1,0 +1,98 @@
+// iroh's bao-tree outboards: the parents of a tree whose leaves are chunk
+// groups of 2^chunkLog chunks (iroh: 4, 16 KiB), with no length prefix (the
+// length is kept beside them), in pre-order (parents before children, as in
+// bao) or post-order (children first, so it can be written as data arrives).
+// At chunkLog 0 in pre-order this is bao's outboard without its header.
+
+import { checkOptions, toBytes, type Input } from '../input.js';
+import { BaoVerifyError, checkHash } from './decode.js';
+import { encodeTree } from './encode.js';
+import { equal } from './equal.js';
+import { blockLength, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+
+export interface BaoTreeOptions {
+  /** log2 of the chunks per leaf group, 0 to 16; 4 (16 KiB) by default, as iroh. */
+  chunkLog?: number;
+  /** Where each parent goes: before its subtrees ('pre', the default) or after ('post'). */
+  order?: 'pre' | 'post';
+}
+
+const encoder = new TextEncoder();
+
+function treeOptions(options: BaoTreeOptions | undefined): { block: number; post: boolean } {
+  checkOptions(options, 'options');
+  const chunkLog = options?.chunkLog ?? 4;
+  if (!Number.isInteger(chunkLog) || chunkLog < 0 || chunkLog > 16) {
+    throw new RangeError(`blake3-kit: options.chunkLog must be an integer from 0 to 16; got ${String(chunkLog)}`);
+  }
+  const order = options?.order ?? 'pre';
+  if (order !== 'pre' && order !== 'post') throw new TypeError(`blake3-kit: options.order must be 'pre' or 'post'; got ${String(order)}`);
+  return { block: blockLength(chunkLog), post: order === 'post' };
+}
+
+/** The bao-tree outboard of `input` ((groups - 1) x 64 bytes) and its root hash. */
+export function baoTreeOutboard(input: Input, options?: BaoTreeOptions): { outboard: Uint8Array; hash: Uint8Array } {
+  const { block, post } = treeOptions(options);
+  const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+  const outboard = new Uint8Array(parentsLength(content.length, block));
+  const hash = post ? postOrder(content, block, outboard) : encodeTree(content, block, outboard, 0, true);
+  return { outboard, hash };
+}
+
+/** `content`, verified against `hash` with its bao-tree outboard. */
+export function baoTreeDecodeOutboard(
+  content: ArrayBufferView | ArrayBufferLike,
+  outboard: ArrayBufferView | ArrayBufferLike,
+  hash: ArrayBufferView | ArrayBufferLike,
+  options?: BaoTreeOptions,
+): Uint8Array {
+  const { block, post } = treeOptions(options);
+  const data = toBytes(content, 'content');
+  const tree = toBytes(outboard, 'outboard');
+  const root = checkHash(hash);
+  if (tree.length !== parentsLength(data.length, block)) throw new BaoVerifyError('outboard does not fit the content length');
+  // Parents sit at known places: pre-order walks forward from 0, post-order
+  // backward from the end (root last, right subtree just before it).
+  let cursor = post ? tree.length : 0;
+  const subtree = (offset: number, size: number, expected: Uint8Array, isRoot: boolean): void => {
+    if (size <= block) {
+      const leaf = data.subarray(offset, offset + size);
+      if (!equal(isRoot ? leafRootHash(leaf) : leafChainingValue(leaf, offset), expected)) {
+        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
+      }
+      return;
+    }
+    const node = post ? tree.subarray((cursor -= PARENT_LEN), cursor + PARENT_LEN) : tree.subarray(cursor, (cursor += PARENT_LEN));
+    if (!equal(parentChainingValue(node, isRoot), expected)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+    const left = leftLength(size);
+    if (post) {
+      subtree(offset + left, size - left, node.subarray(32, 64), false);
+      subtree(offset, left, node.subarray(0, 32), false);
+    } else {
+      subtree(offset, left, node.subarray(0, 32), false);
+      subtree(offset + left, size - left, node.subarray(32, 64), false);
+    }
+  };
+  subtree(0, data.length, root, true);
+  return data.slice();
+}
+
+/** Writes the post-order parents of `content` into `out`; returns the root hash. */
+function postOrder(content: Uint8Array, block: number, out: Uint8Array): Uint8Array {
+  let cursor = 0;
+  const subtree = (offset: number, size: number, root: boolean): Uint8Array => {
+    if (size <= block) {
+      const leaf = content.subarray(offset, offset + size);
+      return root ? leafRootHash(leaf) : leafChainingValue(leaf, offset);
+    }
+    const left = leftLength(size);
+    const l = subtree(offset, left, false);
+    const r = subtree(offset + left, size - left, false);
+    const parent = cursor;
+    cursor += PARENT_LEN;
+    out.set(l, parent);
+    out.set(r, parent + 32);
+    return parentChainingValue(out.subarray(parent, parent + PARENT_LEN), root);
+  };
+  return subtree(0, content.length, true);
+}
