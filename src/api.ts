@@ -14,6 +14,7 @@ export { toHex } from './hex.js';
 export { baoDecode, baoDecodeOutboard, BaoVerifyError } from './bao/decode.js';
 export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } from './bao/encode.js';
 export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
+export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';
 export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao/tree-outboard.js';
 export { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, type SubtreeOptions } from './subtree.js';
 export { MAX_OUTPUT_LENGTH, type AsyncHashOptions, type HashOptions, type Input, type KeyOption, type LengthOption } from './input.js';

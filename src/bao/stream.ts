@@ -1,0 +1,137 @@
+// Verified streaming: a Bao encoding arriving in pieces of any size (from a
+// fetch body, a socket, a file) becomes a stream of content whose every byte
+// was verified against the root hash before it is passed on. Memory stays at
+// one piece plus one leaf, whatever the content's size.
+
+import { toBytes } from '../input.js';
+import { BaoVerifyError, checkHash, readHeader } from './decode.js';
+import { equal } from './equal.js';
+import { blockLength, HEADER_LEN, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+
+export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+export interface BaoStreamOptions {
+  /** The outboard encoding, when `source` carries only the content. */
+  outboard?: ArrayBufferView | ArrayBufferLike;
+}
+
+/** Reads exact byte counts from a source that arrives in pieces. */
+class PieceReader {
+  readonly #iterator: AsyncIterator<Uint8Array>;
+  #piece: Uint8Array = new Uint8Array(0);
+  #at = 0;
+
+  constructor(source: ByteSource) {
+    this.#iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : readerIterator(source);
+  }
+
+  /** The next `count` bytes (a view when they lie in one piece), or
+   * undefined if the source ends first. */
+  async read(count: number): Promise<Uint8Array | undefined> {
+    if (this.#piece.length - this.#at >= count) return this.#piece.subarray(this.#at, (this.#at += count));
+    const out = new Uint8Array(count);
+    let filled = 0;
+    while (filled < count) {
+      if (this.#at === this.#piece.length && !(await this.#next())) return undefined;
+      const take = Math.min(count - filled, this.#piece.length - this.#at);
+      out.set(this.#piece.subarray(this.#at, this.#at + take), filled);
+      this.#at += take;
+      filled += take;
+    }
+    return out;
+  }
+
+  /** Whether the source has ended with nothing left unread. */
+  async atEnd(): Promise<boolean> {
+    while (this.#at === this.#piece.length) if (!(await this.#next())) return true;
+    return false;
+  }
+
+  async #next(): Promise<boolean> {
+    const { value, done } = await this.#iterator.next();
+    if (done) return false;
+    this.#piece = toBytes(value, 'a piece of the source');
+    this.#at = 0;
+    return true;
+  }
+
+  async cancel(reason: unknown): Promise<void> {
+    await this.#iterator.return?.(reason);
+  }
+}
+
+function readerIterator(stream: ReadableStream<Uint8Array>): AsyncIterator<Uint8Array> {
+  const reader = stream.getReader();
+  return {
+    next: () => reader.read() as Promise<IteratorResult<Uint8Array>>,
+    async return(reason?: unknown) {
+      await reader.cancel(reason);
+      return { done: true, value: undefined };
+    },
+  };
+}
+
+/**
+ * The content of a Bao encoding read from `source` (or of the content in
+ * `source`, with `options.outboard`), as a stream of verified leaves. A
+ * mismatch, truncation or extra byte errors the stream with BaoVerifyError;
+ * it closes only once the final leaf, which vouches for the length, is
+ * verified.
+ */
+export function baoDecodeStream(source: ByteSource, hash: ArrayBufferView | ArrayBufferLike, options?: BaoStreamOptions): ReadableStream<Uint8Array> {
+  const root = checkHash(hash).slice();
+  const outboard = options?.outboard === undefined ? undefined : toBytes(options.outboard, 'options.outboard');
+  const input = new PieceReader(source);
+  const leaves = verifiedLeaves(input, root, outboard);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await leaves.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        controller.error(error);
+        await input.cancel(error).catch(() => {});
+      }
+    },
+    async cancel(reason) {
+      await leaves.return(undefined);
+      await input.cancel(reason);
+    },
+  });
+}
+
+async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: Uint8Array | undefined): AsyncGenerator<Uint8Array, void> {
+  const block = blockLength(0);
+  const header = outboard ?? (await input.read(HEADER_LEN));
+  if (header === undefined) throw new BaoVerifyError('encoding ended inside its 8-byte header');
+  const length = readHeader(header, outboard === undefined ? 'encoding' : 'outboard');
+  if (outboard !== undefined && outboard.length !== HEADER_LEN + parentsLength(length, block)) {
+    throw new BaoVerifyError('outboard does not agree with its length header');
+  }
+  let cursor = HEADER_LEN;
+  const parent = async (): Promise<Uint8Array | undefined> => {
+    if (outboard !== undefined) return outboard.subarray(cursor, (cursor += PARENT_LEN));
+    const node = await input.read(PARENT_LEN);
+    return node?.slice(); // kept across reads: not a view of a piece
+  };
+  async function* subtree(offset: number, size: number, expected: Uint8Array, isRoot: boolean): AsyncGenerator<Uint8Array, void> {
+    if (size <= block) {
+      const leaf = await input.read(size);
+      if (leaf === undefined) throw new BaoVerifyError(`encoding ended inside the content at byte ${offset}`);
+      if (!equal(isRoot ? leafRootHash(leaf) : leafChainingValue(leaf, offset), expected)) {
+        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
+      }
+      if (size > 0) yield leaf.slice();
+      return;
+    }
+    const node = await parent();
+    if (node === undefined) throw new BaoVerifyError(`encoding ended inside a tree node above byte ${offset}`);
+    if (!equal(parentChainingValue(node, isRoot), expected)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+    const left = leftLength(size);
+    yield* subtree(offset, left, node.subarray(0, 32), false);
+    yield* subtree(offset + left, size - left, node.subarray(32, 64), false);
+  }
+  yield* subtree(0, length, root, true);
+  if (!(await input.atEnd())) throw new BaoVerifyError('encoding has bytes past its last node');
+}

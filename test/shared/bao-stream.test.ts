@@ -1,0 +1,139 @@
+// The streaming Bao decoder: encodings arriving in 1-byte and random pieces,
+// combined and outboard; a corruption anywhere errors the stream, and what
+// came out before it is exactly the verified prefix of the content.
+import { baoDecodeStream, baoEncode, BaoVerifyError } from 'blake3-kit';
+import { describe, expect, it } from 'vitest';
+import { load, random, seed } from './setup.js';
+
+await load();
+const rng = random(seed);
+
+/** `bytes` as a ReadableStream of pieces cut by `size()`. */
+function pieces(bytes: Uint8Array, size: () => number): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close();
+      const end = Math.min(bytes.length, at + Math.max(1, size()));
+      controller.enqueue(bytes.slice(at, end));
+      at = end;
+    },
+  });
+}
+
+/** Everything the stream gives before it ends or errors. */
+async function drain(stream: ReadableStream<Uint8Array>): Promise<{ out: Uint8Array; error?: unknown }> {
+  const parts: number[] = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return { out: Uint8Array.from(parts) };
+      parts.push(...value);
+    }
+  } catch (error) {
+    return { out: Uint8Array.from(parts), error };
+  }
+}
+
+describe(`baoDecodeStream (seed ${seed})`, () => {
+  const sizes = [0, 1, 1023, 1024, 1025, 2049, 5000, 70_000];
+
+  it.each(['1-byte', 'random'] as const)('decodes combined and outboard encodings arriving in %s pieces', async (kind) => {
+    const size = kind === '1-byte' ? () => 1 : () => 1 + rng.int(3000);
+    for (const length of sizes) {
+      const content = rng.bytes(length);
+      const { encoding, hash } = baoEncode(content);
+      expect((await drain(baoDecodeStream(pieces(encoding, size), hash))).out).toEqual(content);
+      const { encoding: outboard } = baoEncode(content, { outboard: true });
+      expect((await drain(baoDecodeStream(pieces(content, size), hash, { outboard }))).out).toEqual(content);
+    }
+  });
+
+  it('stops at a corruption, having passed on only verified bytes', async () => {
+    const content = rng.bytes(70_000);
+    const { encoding, hash } = baoEncode(content);
+    for (let trial = 0; trial < 40; trial++) {
+      const at = rng.int(encoding.length);
+      const bad = encoding.slice();
+      bad[at]! ^= 1 << rng.int(8);
+      const { out, error } = await drain(
+        baoDecodeStream(
+          pieces(bad, () => 1 + rng.int(5000)),
+          hash,
+        ),
+      );
+      expect(error, `flip at ${at}`).toBeInstanceOf(BaoVerifyError);
+      expect(out).toEqual(content.subarray(0, out.length));
+      expect(out.length % 1024).toBe(0);
+    }
+  });
+
+  it('rejects truncation, extra bytes, a wrong hash, and verifies the empty input before it ends', async () => {
+    const content = rng.bytes(3000);
+    const { encoding, hash } = baoEncode(content);
+    for (const bad of [encoding.subarray(0, encoding.length - 1), encoding.subarray(0, 5), new Uint8Array([...encoding, 7])]) {
+      expect(
+        (
+          await drain(
+            baoDecodeStream(
+              pieces(bad, () => 100),
+              hash,
+            ),
+          )
+        ).error,
+      ).toBeInstanceOf(BaoVerifyError);
+    }
+    const wrong = hash.slice();
+    wrong[31]! ^= 1;
+    expect(
+      (
+        await drain(
+          baoDecodeStream(
+            pieces(encoding, () => 100),
+            wrong,
+          ),
+        )
+      ).error,
+    ).toBeInstanceOf(BaoVerifyError);
+    const empty = baoEncode(new Uint8Array(0));
+    expect(
+      (
+        await drain(
+          baoDecodeStream(
+            pieces(empty.encoding, () => 1),
+            empty.hash,
+          ),
+        )
+      ).error,
+    ).toBeUndefined();
+    expect(
+      (
+        await drain(
+          baoDecodeStream(
+            pieces(empty.encoding, () => 1),
+            hash,
+          ),
+        )
+      ).error,
+    ).toBeInstanceOf(BaoVerifyError);
+  });
+
+  it('takes async iterables too, and cancelling it cancels the source', async () => {
+    const content = rng.bytes(10_000);
+    const { encoding, hash } = baoEncode(content);
+    async function* generate() {
+      for (let at = 0; at < encoding.length; at += 777) yield encoding.subarray(at, at + 777);
+    }
+    expect((await drain(baoDecodeStream(generate(), hash))).out).toEqual(content);
+    let cancelled: unknown;
+    const source = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(encoding.subarray(0, 2000)),
+      cancel: (reason) => void (cancelled = reason ?? 'cancelled'),
+    });
+    const reader = baoDecodeStream(source, hash).getReader();
+    await reader.read();
+    await reader.cancel('enough');
+    expect(cancelled).toBe('enough');
+  });
+});
