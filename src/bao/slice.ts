@@ -61,24 +61,33 @@ function extract(tree: Uint8Array, content: Uint8Array | undefined, start: numbe
   checkRange(start, length);
   const what = content === undefined ? 'encoding' : 'outboard';
   const total = readHeader(tree, what);
-  const block = blockLength(0);
-  const expected = HEADER_LEN + parentsLength(total, block) + (content === undefined ? total : 0);
+  const expected = HEADER_LEN + parentsLength(total, blockLength(0)) + (content === undefined ? total : 0);
   if (tree.length !== expected || (content !== undefined && content.length !== total)) {
     throw new BaoVerifyError(`${what} does not agree with its length header`);
   }
+  return sliceOf(tree, content === undefined ? undefined : (offset, size) => content.subarray(offset, offset + size), start, length);
+}
+
+/**
+ * The slice for [start, start + length) from `tree` (a combined encoding,
+ * or an outboard when `leafAt` gives the content's leaves: only those the
+ * slice holds are asked for). Sizes are not checked here.
+ */
+export function sliceOf(tree: Uint8Array, leafAt: ((offset: number, size: number) => Uint8Array) | undefined, start: number, length: number): Uint8Array {
+  const total = readHeader(tree, 'outboard');
+  const block = blockLength(0);
   const { from, to } = sliceRange(total, start, length);
   const parts: Uint8Array[] = [tree.subarray(0, HEADER_LEN)];
   let cursor = HEADER_LEN;
   const subtree = (offset: number, size: number): void => {
     if (offset + size <= from) {
       // Skipped: before the range, its nodes (and leaves) are passed over.
-      cursor += parentsLength(size, block) + (content === undefined ? size : 0);
+      cursor += parentsLength(size, block) + (leafAt === undefined ? size : 0);
       return;
     }
     if (to <= offset) return;
     if (size <= block) {
-      if (content === undefined) parts.push(tree.subarray(cursor, (cursor += size)));
-      else parts.push(content.subarray(offset, offset + size));
+      parts.push(leafAt === undefined ? tree.subarray(cursor, (cursor += size)) : leafAt(offset, size));
       return;
     }
     parts.push(tree.subarray(cursor, (cursor += PARENT_LEN)));
@@ -90,6 +99,14 @@ function extract(tree: Uint8Array, content: Uint8Array | undefined, start: numbe
   return concat(parts);
 }
 
+/** The content bytes a slice of [start, start + length) needs: whole
+ * chunks, [first, end), the final chunk when start is at or past the end. */
+export function sliceChunks(total: number, start: number, length: number): { first: number; end: number } {
+  const { from, to } = sliceRange(total, start, length);
+  const block = blockLength(0);
+  return { first: Math.floor(from / block) * block, end: Math.min(total, Math.ceil(to / block) * block) };
+}
+
 /** The range a slice covers: [from, to), and whether no content is asked
  * for (length 0, or a start past the end: only the final chunk, as proof). */
 function sliceRange(total: number, start: number, length: number): { from: number; to: number; empty: boolean } {
@@ -98,7 +115,7 @@ function sliceRange(total: number, start: number, length: number): { from: numbe
   return { from, to: start + Math.max(length, 1), empty };
 }
 
-function checkRange(start: number, length: number): void {
+export function checkRange(start: number, length: number): void {
   if (!Number.isSafeInteger(start) || start < 0) throw new RangeError(`blake3-kit: start must be a non-negative safe integer; got ${start}`);
   if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`blake3-kit: length must be a non-negative safe integer; got ${length}`);
 }
