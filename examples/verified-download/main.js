@@ -12,9 +12,9 @@ const params = new URLSearchParams(location.search);
 $('file').value = params.get('file') ?? '/wasm/blake3-kit-simd.wasm';
 $('form').addEventListener('submit', (event) => {
   event.preventDefault();
-  download($('file').value, params.get('corrupt'));
+  void download($('file').value, params.get('corrupt'));
 });
-if (params.has('file')) download(params.get('file'), params.get('corrupt'));
+if (params.has('file')) void download(params.get('file'), params.get('corrupt'));
 
 function log(line, className) {
   const entry = document.createElement('div');
