@@ -34,7 +34,8 @@ export async function baoFetchRange(url: string | URL, hash: ArrayBufferView | A
       ? await body(await get(options.outboard, { signal }), 'outboard')
       : toBytes(options.outboard, 'options.outboard');
   const total = readHeader(outboard, 'outboard');
-  if (outboard.length !== HEADER_LEN + parentsLength(total, blockLength(0))) throw new BaoVerifyError('outboard does not agree with its length header');
+  if (outboard.length !== HEADER_LEN + parentsLength(total, blockLength(0)))
+    throw new BaoVerifyError('outboard does not agree with its length header');
   const start = options.start ?? 0;
   const length = options.length ?? Math.max(0, total - start);
   checkRange(start, length);
@@ -45,7 +46,8 @@ export async function baoFetchRange(url: string | URL, hash: ArrayBufferView | A
     const bytes = await body(response, 'content');
     // A server that ignores Range sends it all (200); any other size is wrong.
     fetched = response.status === 200 && bytes.length === total ? bytes.subarray(first, end) : bytes;
-    if (fetched.length !== end - first) throw new BaoVerifyError(`the server sent ${fetched.length} bytes for ${end - first} wanted from byte ${first}`);
+    if (fetched.length !== end - first)
+      throw new BaoVerifyError(`the server sent ${fetched.length} bytes for ${end - first} wanted from byte ${first}`);
   }
   const slice = sliceOf(outboard, (offset, size) => fetched.subarray(offset - first, offset - first + size), start, length);
   return baoDecodeSlice(slice, root, start, length);

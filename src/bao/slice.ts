@@ -73,7 +73,12 @@ function extract(tree: Uint8Array, content: Uint8Array | undefined, start: numbe
  * or an outboard when `leafAt` gives the content's leaves: only those the
  * slice holds are asked for). Sizes are not checked here.
  */
-export function sliceOf(tree: Uint8Array, leafAt: ((offset: number, size: number) => Uint8Array) | undefined, start: number, length: number): Uint8Array {
+export function sliceOf(
+  tree: Uint8Array,
+  leafAt: ((offset: number, size: number) => Uint8Array) | undefined,
+  start: number,
+  length: number,
+): Uint8Array {
   const total = readHeader(tree, 'outboard');
   const block = blockLength(0);
   const { from, to } = sliceRange(total, start, length);
