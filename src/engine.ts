@@ -29,6 +29,12 @@ export interface HasherEngine<State = unknown> {
   /** The parent of two 32-byte chaining values: its chaining value, or
    * `length` bytes of root output. */
   mergeSubtrees(mode: Mode, key: Uint8Array | undefined, left: Uint8Array, right: Uint8Array, root: boolean, length: number): Uint8Array;
+  /** Chaining values (never roots) of the chunks of `bytes` (whole chunks
+   * but the last, which may be short, not empty), numbered from chunk
+   * `counterHi * 2^32 + counterLo`: 32 bytes each. */
+  chunkChainingValues(mode: Mode, key: Uint8Array | undefined, counterLo: number, counterHi: number, bytes: Uint8Array): Uint8Array;
+  /** Parent chaining values (never roots) of 64-byte (left, right) records. */
+  parentChainingValues(mode: Mode, key: Uint8Array | undefined, records: Uint8Array): Uint8Array;
   /** Frees `state` once `owner` is garbage-collected, unless untracked first
    * (a no-op where the state frees itself with its JS object). */
   track(owner: object, state: State): void;

@@ -5,7 +5,8 @@
 
 import { toBytes } from '../input.js';
 import { equal } from './equal.js';
-import { blockLength, HEADER_LEN, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import { parentNode, treeLevels } from './levels.js';
+import { blockLength, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
 
 /** The encoding does not match the hash, or is malformed (truncated, extra
  * bytes, a length header that disagrees with it). */
@@ -63,24 +64,41 @@ export function baoDecodeOutboard(
 /**
  * Verifies the pre-order tree in `tree` from `start` (with the leaves in
  * place, or in `content` for an outboard) and returns a copy of the content.
+ * The content's whole tree is computed in one batched pass, then the root
+ * and every stored parent are compared with it.
  */
 function decodeTree(length: number, block: number, root: Uint8Array, tree: Uint8Array, start: number, content: Uint8Array | undefined): Uint8Array {
-  const out = new Uint8Array(length);
+  const out = content === undefined ? new Uint8Array(length) : content.slice();
+  const parents: number[] = [];
   let cursor = start;
-  const subtree = (offset: number, size: number, expected: Uint8Array, isRoot: boolean): void => {
-    if (size <= block) {
-      const leaf = content === undefined ? tree.subarray(cursor, (cursor += size)) : content.subarray(offset, offset + size);
-      const found = isRoot ? leafRootHash(leaf) : leafChainingValue(leaf, offset);
-      if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
-      out.set(leaf, offset);
-      return;
+  forEachLeafAndParent(length, block, (offset, size, isLeaf) => {
+    if (!isLeaf) {
+      parents.push(cursor, offset, size);
+      cursor += PARENT_LEN;
+    } else if (content === undefined) {
+      out.set(tree.subarray(cursor, cursor + size), offset);
+      cursor += size;
     }
-    const node = tree.subarray(cursor, (cursor += PARENT_LEN));
-    if (!equal(parentChainingValue(node, isRoot), expected)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
-    const left = leftLength(size);
-    subtree(offset, left, node.subarray(0, 32), false);
-    subtree(offset + left, size - left, node.subarray(32, 64), false);
-  };
-  subtree(0, length, root, true);
+  });
+  const { levels, root: found } = treeLevels(out);
+  if (!equal(found, root)) throw new BaoVerifyError('the content does not match the hash');
+  for (let i = 0; i < parents.length; i += 3) {
+    const [at, offset, size] = [parents[i]!, parents[i + 1]!, parents[i + 2]!];
+    if (!equal(tree.subarray(at, at + PARENT_LEN), parentNode(levels, offset, size, leftLength(size)))) {
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+    }
+  }
   return out;
+}
+
+/** Visits every node of a pre-order tree over `length` bytes. */
+function forEachLeafAndParent(length: number, block: number, visit: (offset: number, size: number, isLeaf: boolean) => void): void {
+  const subtree = (offset: number, size: number): void => {
+    visit(offset, size, size <= block);
+    if (size <= block) return;
+    const left = leftLength(size);
+    subtree(offset, left);
+    subtree(offset + left, size - left);
+  };
+  subtree(0, length);
 }

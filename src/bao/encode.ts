@@ -4,7 +4,8 @@
 // leaf's bytes in place. The outboard encoding leaves the content out.
 
 import { checkOptions, toBytes, type Input } from '../input.js';
-import { blockLength, HEADER_LEN, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import { parentNode, treeLevels } from './levels.js';
+import { blockLength, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
 
 export interface BaoEncodeOptions {
   /** Leave the content out: header and parents only. */
@@ -38,26 +39,24 @@ export function baoEncode(input: Input, options?: BaoEncodeOptions): BaoEncoding
 
 /**
  * Writes the pre-order tree of `content` (leaves of `block` bytes) into
- * `out` from `start`; returns the root hash. A parent's place is kept while
- * its subtrees are written, then filled with their chaining values.
+ * `out` from `start`, with the leaves in place unless `outboard`; returns
+ * the root hash. The chaining values all come from one batched pass.
  */
 export function encodeTree(content: Uint8Array, block: number, out: Uint8Array, start: number, outboard: boolean): Uint8Array {
+  const { levels, root } = treeLevels(content);
   let cursor = start;
-  const subtree = (offset: number, size: number, root: boolean): Uint8Array => {
+  const subtree = (offset: number, size: number): void => {
     if (size <= block) {
-      const leaf = content.subarray(offset, offset + size);
-      if (!outboard) {
-        out.set(leaf, cursor);
-        cursor += size;
-      }
-      return root ? leafRootHash(leaf) : leafChainingValue(leaf, offset);
+      if (!outboard) out.set(content.subarray(offset, offset + size), cursor);
+      if (!outboard) cursor += size;
+      return;
     }
-    const parent = cursor;
-    cursor += PARENT_LEN;
     const left = leftLength(size);
-    out.set(subtree(offset, left, false), parent);
-    out.set(subtree(offset + left, size - left, false), parent + 32);
-    return parentChainingValue(out.subarray(parent, parent + PARENT_LEN), root);
+    out.set(parentNode(levels, offset, size, left), cursor);
+    cursor += PARENT_LEN;
+    subtree(offset, left);
+    subtree(offset + left, size - left);
   };
-  return subtree(0, content.length, true);
+  subtree(0, content.length);
+  return root;
 }

@@ -8,7 +8,8 @@ import { checkOptions, toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash } from './decode.js';
 import { encodeTree } from './encode.js';
 import { equal } from './equal.js';
-import { blockLength, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import { forEachParent, parentNode, treeLevels } from './levels.js';
+import { blockLength, PARENT_LEN, parentsLength } from './tree.js';
 
 export interface BaoTreeOptions {
   /** log2 of the chunks per leaf group, 0 to 16; 4 (16 KiB) by default, as iroh. */
@@ -51,48 +52,25 @@ export function baoTreeDecodeOutboard(
   const tree = toBytes(outboard, 'outboard');
   const root = checkHash(hash);
   if (tree.length !== parentsLength(data.length, block)) throw new BaoVerifyError('outboard does not fit the content length');
-  // Parents sit at known places: pre-order walks forward from 0, post-order
-  // backward from the end (root last, right subtree just before it).
-  let cursor = post ? tree.length : 0;
-  const subtree = (offset: number, size: number, expected: Uint8Array, isRoot: boolean): void => {
-    if (size <= block) {
-      const leaf = data.subarray(offset, offset + size);
-      if (!equal(isRoot ? leafRootHash(leaf) : leafChainingValue(leaf, offset), expected)) {
-        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
-      }
-      return;
+  const { levels, root: found } = treeLevels(data);
+  if (!equal(found, root)) throw new BaoVerifyError('the content does not match the hash');
+  let cursor = 0;
+  forEachParent(data.length, block, post, (offset, size, left) => {
+    if (!equal(tree.subarray(cursor, cursor + PARENT_LEN), parentNode(levels, offset, size, left))) {
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
     }
-    const node = post ? tree.subarray((cursor -= PARENT_LEN), cursor + PARENT_LEN) : tree.subarray(cursor, (cursor += PARENT_LEN));
-    if (!equal(parentChainingValue(node, isRoot), expected)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
-    const left = leftLength(size);
-    if (post) {
-      subtree(offset + left, size - left, node.subarray(32, 64), false);
-      subtree(offset, left, node.subarray(0, 32), false);
-    } else {
-      subtree(offset, left, node.subarray(0, 32), false);
-      subtree(offset + left, size - left, node.subarray(32, 64), false);
-    }
-  };
-  subtree(0, data.length, root, true);
+    cursor += PARENT_LEN;
+  });
   return data.slice();
 }
 
 /** Writes the post-order parents of `content` into `out`; returns the root hash. */
 function postOrder(content: Uint8Array, block: number, out: Uint8Array): Uint8Array {
+  const { levels, root } = treeLevels(content);
   let cursor = 0;
-  const subtree = (offset: number, size: number, root: boolean): Uint8Array => {
-    if (size <= block) {
-      const leaf = content.subarray(offset, offset + size);
-      return root ? leafRootHash(leaf) : leafChainingValue(leaf, offset);
-    }
-    const left = leftLength(size);
-    const l = subtree(offset, left, false);
-    const r = subtree(offset + left, size - left, false);
-    const parent = cursor;
+  forEachParent(content.length, block, true, (offset, size, left) => {
+    out.set(parentNode(levels, offset, size, left), cursor);
     cursor += PARENT_LEN;
-    out.set(l, parent);
-    out.set(r, parent + 32);
-    return parentChainingValue(out.subarray(parent, parent + PARENT_LEN), root);
-  };
-  return subtree(0, content.length, true);
+  });
+  return root;
 }

@@ -56,6 +56,8 @@ export interface NativeAddon {
     positionLo: number,
     positionHi: number,
   ): Uint8Array;
+  chunkChainingValues(mode: number, key: Uint8Array | null | undefined, counterLo: number, counterHi: number, input: Uint8Array): Uint8Array;
+  parentChainingValues(mode: number, key: Uint8Array | null | undefined, records: Uint8Array): Uint8Array;
   NativeHasher: new (mode: number, key?: Uint8Array | null) => NativeHasherHandle;
 }
 

@@ -28,6 +28,8 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
   reset: (state) => state.reset(),
   subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) => addon!.subtreeChainingValue(mode, offHeapKey(key), offsetLo, offsetHi, bytes),
   mergeSubtrees: (mode, key, left, right, root, length) => addon!.mergeSubtrees(mode, offHeapKey(key), left, right, root, length, 0, 0),
+  chunkChainingValues: (mode, key, counterLo, counterHi, bytes) => addon!.chunkChainingValues(mode, offHeapKey(key), counterLo, counterHi, bytes),
+  parentChainingValues: (mode, key, records) => addon!.parentChainingValues(mode, offHeapKey(key), records),
   clone: (state) => state.clone(),
   // Frees now: V8 schedules the wrapper's collection by JS heap size alone,
   // which never counts this memory (10^6 disposed hashers reached 2.2 GB).

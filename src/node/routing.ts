@@ -74,4 +74,8 @@ export const routedEngine: HasherEngine<NativeHasherHandle> = {
     (goesNative(bytes.length) ? nativeEngine : wasmEngine).subtreeChainingValue(mode, key, offsetLo, offsetHi, bytes),
   // One compression (or a few for long root output): a napi call costs more.
   mergeSubtrees: wasmEngine.mergeSubtrees,
+  // Four chunks (or parents) at a time in wasm against the crate's one-chunk
+  // hazmat path behind a napi call.
+  chunkChainingValues: wasmEngine.chunkChainingValues,
+  parentChainingValues: wasmEngine.parentChainingValues,
 };

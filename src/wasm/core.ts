@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 2;
+export const ABI_VERSION = 3;
 
 const E_NO_MEMORY = -4;
 const OK_MEMORY_GREW = 1;
@@ -32,6 +32,8 @@ export interface CoreExports {
   hasher_finalize_non_root(slot: number): number;
   merge_non_root(mode: number): number;
   merge_root(mode: number, outLen: number, positionLo: number, positionHi: number): number;
+  chunk_cvs(mode: number, inputLen: number, counterLo: number, counterHi: number): number;
+  parent_cvs(mode: number, pairs: number): number;
 }
 
 export let core: CoreExports | undefined;

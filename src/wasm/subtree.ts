@@ -53,6 +53,38 @@ export function mergeNonRoot(mode: Mode, key: Uint8Array | undefined, left: Uint
   return staging.slice(0, 32);
 }
 
+/** Chaining values of the chunks of `bytes` from chunk `counterHi * 2^32 +
+ * counterLo` (whole chunks but the last), a staging buffer at a time. */
+export function chunkChainingValues(mode: Mode, key: Uint8Array | undefined, counterLo: number, counterHi: number, bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(Math.ceil(bytes.length / CHUNK_LEN) * 32);
+  for (let done = 0; done < bytes.length; ) {
+    const count = Math.min(stagingLen, bytes.length - done);
+    const chunk = counterLo + done / CHUNK_LEN; // below 2^53: exact
+    if (key !== undefined) keyArea.set(key);
+    staging.set(bytes.subarray(done, done + count));
+    const code = core!.chunk_cvs(mode, count, chunk % TWO_32, counterHi + Math.floor(chunk / TWO_32));
+    if (code < 0) fail(code, 'chunk_cvs');
+    out.set(staging.subarray(0, 32 * code), (done / CHUNK_LEN) * 32);
+    done += count;
+  }
+  return out;
+}
+
+/** Parent chaining values of 64-byte (left, right) records, a staging buffer at a time. */
+export function parentChainingValues(mode: Mode, key: Uint8Array | undefined, records: Uint8Array): Uint8Array {
+  const out = new Uint8Array(records.length / 2);
+  for (let done = 0; done < records.length; ) {
+    const count = Math.min(stagingLen, records.length - done);
+    if (key !== undefined) keyArea.set(key);
+    staging.set(records.subarray(done, done + count));
+    const code = core!.parent_cvs(mode, count / 64);
+    if (code < 0) fail(code, 'parent_cvs');
+    out.set(staging.subarray(0, 32 * code), done / 2);
+    done += count;
+  }
+  return out;
+}
+
 /** `length` bytes of root output from the two top-level chaining values. */
 export function mergeRoot(mode: Mode, key: Uint8Array | undefined, left: Uint8Array, right: Uint8Array, length: number): Uint8Array {
   const out = new Uint8Array(length);

@@ -41,6 +41,8 @@ const ARITIES: [Export, number][] = [
   ['hasher_finalize_non_root', 1],
   ['merge_non_root', 1],
   ['merge_root', 4],
+  ['chunk_cvs', 4],
+  ['parent_cvs', 2],
 ];
 const SLOT_TAKING = new Set<Export>([
   'hasher_update',

@@ -20,7 +20,7 @@ pub use file::{hash_file, update_from_fd, MMAP_MIN, READ_BUF};
 pub use guard::reclaim as reclaim_sigbus;
 pub use mode::{context_key, fill, hash_into, mode_key, new_hasher, Mode, KEY_LEN, MAX_OUTPUT};
 pub use pool::{set_threads, threads, update, Pool, MAX_THREADS, RAYON_MIN};
-pub use subtree::{max_subtree_len, merge_subtrees, subtree_chaining_value, CV_LEN};
+pub use subtree::{chunk_chaining_values, max_subtree_len, merge_subtrees, parent_chaining_values, subtree_chaining_value, CV_LEN};
 
 /// Re-exported so callers name one version of the official crate.
 pub use blake3;

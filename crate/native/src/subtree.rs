@@ -83,3 +83,43 @@ fn chaining_value(arg: &'static str, bytes: &[u8]) -> Result<ChainingValue, Inva
     <ChainingValue>::try_from(bytes)
         .map_err(|_| InvalidArg::range(arg, format!("{arg} must be a {CV_LEN}-byte chaining value, got {} bytes", bytes.len())))
 }
+
+/// Chaining values (never roots) of the chunks of `input` numbered from
+/// chunk `counter`: whole chunks, the last possibly short but not empty;
+/// 32 bytes each, in order.
+pub fn chunk_chaining_values(mode: u32, key: Option<&[u8]>, counter: u64, input: &[u8]) -> Result<Vec<u8>, InvalidArg> {
+    if input.is_empty() {
+        return Err(InvalidArg::range("input", "at least one byte of chunks is needed"));
+    }
+    let fits = counter.checked_mul(CHUNK_LEN as u64).and_then(|offset| offset.checked_add(input.len() as u64));
+    if fits.is_none() {
+        return Err(InvalidArg::range("counter", "these chunks pass the 2^64-byte input limit"));
+    }
+    let fresh = new_hasher(mode, key)?;
+    let mut out = Vec::with_capacity(input.len().div_ceil(CHUNK_LEN) * CV_LEN);
+    for (i, chunk) in input.chunks(CHUNK_LEN).enumerate() {
+        let mut hasher = fresh.clone();
+        hasher.set_input_offset((counter + i as u64) * CHUNK_LEN as u64);
+        hasher.update(chunk);
+        out.extend_from_slice(&hasher.finalize_non_root());
+    }
+    Ok(out)
+}
+
+/// Parent chaining values (never roots) of 64-byte (left, right) records.
+pub fn parent_chaining_values(mode: u32, key: Option<&[u8]>, records: &[u8]) -> Result<Vec<u8>, InvalidArg> {
+    if !records.len().is_multiple_of(2 * CV_LEN) {
+        return Err(InvalidArg::range("records", format!("records are 64 bytes each, got {} bytes", records.len())));
+    }
+    let mode = match mode_key(mode, key)? {
+        (Mode::Keyed, Some(key)) => hazmat::Mode::KeyedHash(key),
+        (Mode::DeriveKey, Some(key)) => hazmat::Mode::DeriveKeyMaterial(key),
+        _ => hazmat::Mode::Hash,
+    };
+    let mut out = Vec::with_capacity(records.len() / 2);
+    for record in records.chunks_exact(2 * CV_LEN) {
+        let (left, right) = record.split_at(CV_LEN);
+        out.extend_from_slice(&hazmat::merge_subtrees_non_root(&chaining_value("left", left)?, &chaining_value("right", right)?, mode));
+    }
+    Ok(out)
+}

@@ -86,3 +86,30 @@ fn misuse_is_an_error_not_a_panic() {
     range(merge_subtrees(1, Some(&[0; 31]), &cv, &cv, true, 0, &mut out).unwrap_err(), "key");
     assert_eq!(subtree_chaining_value(0, Some(KEY), 0, &input).unwrap_err().kind, ArgKind::Type);
 }
+
+#[test]
+fn batches_equal_one_call_each() {
+    use blake3_kit_native::{chunk_chaining_values, parent_chaining_values};
+    let input = pattern(70_001);
+    for mode in 0..3 {
+        let key = key_for(mode);
+        let key = key.as_ref().map(|k| &k[..]);
+        for counter in [0u64, 5, 1 << 30] {
+            let batch = chunk_chaining_values(mode, key, counter, &input).unwrap();
+            for (i, chunk) in input.chunks(1024).enumerate() {
+                let one = subtree_chaining_value(mode, key, (counter + i as u64) * 1024, chunk).unwrap();
+                assert_eq!(batch[32 * i..32 * i + 32], one, "mode {mode} counter {counter} chunk {i}");
+            }
+        }
+        let records = &input[..64 * 100];
+        let parents = parent_chaining_values(mode, key, records).unwrap();
+        for (i, record) in records.chunks(64).enumerate() {
+            let mut one = [0; CV_LEN];
+            merge_subtrees(mode, key, &record[..32], &record[32..], false, 0, &mut one).unwrap();
+            assert_eq!(parents[32 * i..32 * i + 32], one);
+        }
+    }
+    assert_eq!(chunk_chaining_values(0, None, 0, &[]).unwrap_err().arg, "input");
+    assert_eq!(chunk_chaining_values(0, None, u64::MAX / 1024, &input[..1024]).unwrap_err().arg, "counter");
+    assert_eq!(parent_chaining_values(0, None, &input[..65]).unwrap_err().arg, "records");
+}

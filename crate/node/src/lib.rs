@@ -105,6 +105,29 @@ pub fn subtree_chaining_value(
     Ok(Uint8Array::new(cv.to_vec()))
 }
 
+/// Chaining values of the chunks of `input` numbered from chunk
+/// `counterHi * 2^32 + counterLo`, 32 bytes each (never roots).
+#[napi(catch_unwind)]
+pub fn chunk_chaining_values(
+    env: &Env,
+    mode: f64,
+    key: Option<&[u8]>,
+    counter_lo: f64,
+    counter_hi: f64,
+    input: &[u8],
+) -> Result<Uint8Array> {
+    let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+    let counter = integer(env, "counterLo", counter_lo, u32::MAX as f64)? | integer(env, "counterHi", counter_hi, u32::MAX as f64)? << 32;
+    Ok(Uint8Array::new(kit::chunk_chaining_values(mode, key, counter, input).map_err(|e| invalid_arg(env, e))?))
+}
+
+/// Parent chaining values of 64-byte (left, right) records (never roots).
+#[napi(catch_unwind)]
+pub fn parent_chaining_values(env: &Env, mode: f64, key: Option<&[u8]>, records: &[u8]) -> Result<Uint8Array> {
+    let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+    Ok(Uint8Array::new(kit::parent_chaining_values(mode, key, records).map_err(|e| invalid_arg(env, e))?))
+}
+
 /// The parent of two chaining values: its chaining value (`root` false,
 /// `outLength` 32), or `outLength` bytes of root output from byte
 /// `positionHi * 2^32 + positionLo` on.

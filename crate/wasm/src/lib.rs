@@ -59,7 +59,7 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
@@ -296,6 +296,36 @@ exports! {
         OK
     }
 
+    /// Chaining values (never roots) of the chunks in the first `input_len`
+    /// staged bytes, numbered from chunk `counter_hi * 2^32 + counter_lo`:
+    /// whole chunks, the last possibly short but not empty. Written as
+    /// 32-byte values over the start of the staging buffer; returns how many.
+    /// Chunks past the 2^64-byte input limit are E_POSITION.
+    pub fn chunk_cvs(mode: u32, input_len: u32, counter_lo: u32, counter_hi: u32) -> i32 {
+        let Some((key, flags)) = mode_key(mode) else { return E_MODE };
+        let Some(input) = staged(input_len) else { return E_LENGTH };
+        if input.is_empty() { return E_LENGTH }
+        let counter = u64_from(counter_lo, counter_hi);
+        let end = counter.checked_mul(CHUNK_LEN as u64).and_then(|offset| offset.checked_add(u64::from(input_len)));
+        if end.is_none() { return E_POSITION }
+        let (cvs, count) = chunk_cvs_of(Kernel::detect(), input, &key, counter, flags);
+        let Some(out) = staged(32 * count as u32) else { return E_LENGTH };
+        for (out, cv) in out.chunks_exact_mut(32).zip(&cvs) {
+            out.copy_from_slice(&kernel::bytes_from_words(cv));
+        }
+        count as i32
+    }
+
+    /// Parent chaining values (never roots) of `pairs` staged 64-byte
+    /// (left, right) records, written as 32-byte values over the start of
+    /// the staging buffer; returns `pairs`.
+    pub fn parent_cvs(mode: u32, pairs: u32) -> i32 {
+        let Some((key, flags)) = mode_key(mode) else { return E_MODE };
+        if pairs as usize > STAGING_LEN / 64 { return E_LENGTH }
+        let Some(records) = staged(pairs * 64) else { return E_LENGTH };
+        parent_cvs_in_place(Kernel::detect(), records, &key, flags) as i32
+    }
+
     /// Merges the two staged chaining values as the root of the whole tree and
     /// writes `out_len` bytes of output at `position` to the staging buffer.
     pub fn merge_root(mode: u32, out_len: u32, position_lo: u32, position_hi: u32) -> i32 {
@@ -303,6 +333,50 @@ exports! {
         let (left, right) = staged_pair();
         fill_output(&tree::parent_output(&left, &right, &key, flags), out_len, u64_from(position_lo, position_hi))
     }
+}
+
+/// At most this many chaining values of chunks or parents are computed
+/// before they are written back over the staging buffer: 64 chunks fill it.
+const CV_BATCH: usize = STAGING_LEN / CHUNK_LEN;
+
+/// Chaining values of the chunks of `input` numbered from `counter` (whole
+/// chunks but the last, which may be short but not empty), and how many.
+fn chunk_cvs_of(kernel: Kernel, input: &[u8], key: &Words, counter: u64, flags: u32) -> ([Words; CV_BATCH], usize) {
+    let mut cvs = [[0u32; 8]; CV_BATCH];
+    let whole = (input.len() / CHUNK_LEN).min(CV_BATCH);
+    let (chunks, tail) = input.as_chunks::<CHUNK_LEN>();
+    kernel.hash_chunks(chunks, key, counter, flags, &mut cvs[..whole]);
+    let mut count = whole;
+    if !tail.is_empty() && whole < CV_BATCH {
+        let mut state = tree::ChunkState::new(key, counter + whole as u64, flags);
+        state.update(kernel, tail);
+        cvs[whole] = state.output().chaining_value(kernel);
+        count += 1;
+    }
+    (cvs, count)
+}
+
+/// Parents of the (left, right) pairs of 32-byte chaining values in
+/// `records`, written as 32-byte values over its start, a batch at a time:
+/// a batch's results land before the records still to be read.
+fn parent_cvs_in_place(kernel: Kernel, records: &mut [u8], key: &Words, flags: u32) -> usize {
+    let pairs = records.len() / 64;
+    let mut cvs = [[0u32; 8]; 2 * CV_BATCH];
+    let mut done = 0;
+    while done < pairs {
+        let n = (pairs - done).min(CV_BATCH);
+        for (cv, bytes) in cvs.iter_mut().zip(records.chunks_exact(32).skip(2 * done)).take(2 * n) {
+            let mut value = [0u8; 32];
+            value.copy_from_slice(bytes);
+            *cv = kernel::words_from_key(&value);
+        }
+        kernel.hash_parents(&mut cvs[..2 * n], key, flags);
+        for (out, cv) in records.chunks_exact_mut(32).skip(done).zip(cvs.iter().take(n)) {
+            out.copy_from_slice(&kernel::bytes_from_words(cv));
+        }
+        done += n;
+    }
+    pairs
 }
 
 /// The two chaining values staged at bytes 0..32 and 32..64, as words.

@@ -491,3 +491,79 @@ fn derive_key_contexts_match_official() {
         assert_eq!(memory::key(), hazmat::hash_derive_key_context(&context), "context length {len}");
     }
 }
+
+/// The official chunk chaining value of `chunk` at chunk index `index`.
+fn official_chunk_cv(mode: u32, chunk: &[u8], index: u64) -> [u8; 32] {
+    let mut hasher = prepare(mode);
+    hasher.set_input_offset(index * CHUNK_LEN as u64);
+    hasher.update(chunk);
+    hasher.finalize_non_root()
+}
+
+#[test]
+fn chunk_cvs_are_the_official_chunk_chaining_values() {
+    let _guard = lock();
+    for mode in [MODE_HASH, MODE_KEYED, MODE_DERIVE_KEY] {
+        for len in [1, 63, 1023, 1024, 1025, 4096, 5000, STAGING_LEN - 1, STAGING_LEN] {
+            for counter in [0u64, 1, 7, 1 << 40] {
+                let data = input(len);
+                prepare(mode);
+                stage(&data);
+                let (lo, hi) = ((counter & 0xffff_ffff) as u32, (counter >> 32) as u32);
+                let count = len.div_ceil(CHUNK_LEN);
+                assert_eq!(chunk_cvs(mode, len as u32, lo, hi), count as i32, "mode {mode} len {len}");
+                let found = read_staged(32 * count);
+                for (i, chunk) in data.chunks(CHUNK_LEN).enumerate() {
+                    let expected = official_chunk_cv(mode, chunk, counter + i as u64);
+                    assert_eq!(found[32 * i..32 * i + 32], expected, "mode {mode} len {len} counter {counter} chunk {i}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn parent_cvs_are_the_official_merges() {
+    let _guard = lock();
+    for mode in [MODE_HASH, MODE_KEYED, MODE_DERIVE_KEY] {
+        for pairs in [1usize, 2, 3, 63, 64, 65, 200, STAGING_LEN / 64] {
+            let records: Vec<u8> = (0..pairs * 64).map(|i| (i * 7 + pairs) as u8).collect();
+            prepare(mode);
+            stage(&records);
+            assert_eq!(parent_cvs(mode, pairs as u32), pairs as i32);
+            let found = read_staged(32 * pairs);
+            let context_key = hazmat::hash_derive_key_context(CONTEXT);
+            let hazmat_mode = match mode {
+                MODE_HASH => hazmat::Mode::Hash,
+                MODE_KEYED => hazmat::Mode::KeyedHash(&KEY),
+                _ => hazmat::Mode::DeriveKeyMaterial(&context_key),
+            };
+            for (i, record) in records.chunks(64).enumerate() {
+                let (left, right) = (record[..32].try_into().unwrap(), record[32..].try_into().unwrap());
+                assert_eq!(
+                    found[32 * i..32 * i + 32],
+                    hazmat::merge_subtrees_non_root(&left, &right, hazmat_mode),
+                    "mode {mode} pairs {pairs} pair {i}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn batch_exports_reject_bad_arguments() {
+    let _guard = lock();
+    assert_eq!(chunk_cvs(3, 1024, 0, 0), E_MODE);
+    assert_eq!(chunk_cvs(MODE_HASH, 0, 0, 0), E_LENGTH);
+    assert_eq!(chunk_cvs(MODE_HASH, STAGING_LEN as u32 + 1, 0, 0), E_LENGTH);
+    assert_eq!(chunk_cvs(MODE_HASH, u32::MAX, 0, 0), E_LENGTH);
+    // The last chunk of a 2^64 - 1 byte input, and one past it.
+    let last = u64::MAX / CHUNK_LEN as u64;
+    assert_eq!(chunk_cvs(MODE_HASH, 1023, last as u32, (last >> 32) as u32), 1);
+    assert_eq!(chunk_cvs(MODE_HASH, 1024, last as u32, (last >> 32) as u32), E_POSITION);
+    assert_eq!(chunk_cvs(MODE_HASH, 1, u32::MAX, u32::MAX), E_POSITION);
+    assert_eq!(parent_cvs(3, 1), E_MODE);
+    assert_eq!(parent_cvs(MODE_HASH, (STAGING_LEN / 64) as u32 + 1), E_LENGTH);
+    assert_eq!(parent_cvs(MODE_HASH, u32::MAX), E_LENGTH);
+    assert_eq!(parent_cvs(MODE_HASH, 0), 0);
+}

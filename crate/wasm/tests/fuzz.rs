@@ -180,7 +180,7 @@ impl Fuzz {
     }
 
     fn step(&mut self) {
-        let choice = self.rng.below(15);
+        let choice = self.rng.below(17);
         match choice {
             0 => self.set_key(),
             1 => self.derive_context_key(),
@@ -193,6 +193,8 @@ impl Fuzz {
             11 => self.hasher_free(),
             12 => self.hasher_set_input_offset(),
             13 => self.hasher_finalize_non_root(),
+            14 => self.chunk_cvs(),
+            15 => self.parent_cvs(),
             _ => self.merge(),
         }
         assert_eq!(slots_in_use() as usize, self.live.len(), "after call kind {choice}");
@@ -409,6 +411,54 @@ impl Fuzz {
         assert_eq!(code, OK);
         let mut reader = hazmat::merge_subtrees_root_xof(&left, &right, hazmat_mode);
         assert!(read_staged(out_len as usize) == official_xof(&mut reader, position, out_len as usize));
+    }
+
+    fn chunk_cvs(&mut self) {
+        let (mode, len) = (self.mode(), self.rng.length());
+        let counter =
+            if self.rng.chance(70) { self.rng.below(1 << 30) } else { self.rng.wide() / if self.rng.chance(50) { 1024 } else { 1 } };
+        let input = self.stage(len);
+        let (lo, hi) = split(counter);
+        let code = chunk_cvs(mode, len, lo, hi);
+        self.note("chunk_cvs", code);
+        let Some(fresh) = self.official(mode) else { return assert_eq!(code, E_MODE) };
+        if len == 0 || len as usize > STAGING_LEN {
+            return assert_eq!(code, E_LENGTH);
+        }
+        if counter.checked_mul(CHUNK_LEN).and_then(|offset| offset.checked_add(u64::from(len))).is_none() {
+            return assert_eq!(code, E_POSITION);
+        }
+        let count = input.len().div_ceil(CHUNK_LEN as usize);
+        assert_eq!(code, count as i32);
+        let found = read_staged(32 * count);
+        for (i, chunk) in input.chunks(CHUNK_LEN as usize).enumerate() {
+            let mut official = fresh.clone();
+            official.set_input_offset((counter + i as u64) * CHUNK_LEN);
+            official.update(chunk);
+            assert!(found[32 * i..32 * i + 32] == official.finalize_non_root(), "chunk {i} of {count} at counter {counter}");
+        }
+    }
+
+    fn parent_cvs(&mut self) {
+        let mode = self.mode();
+        let pairs = match self.rng.below(4) {
+            0 => self.rng.next() as u32,
+            1 => (STAGING_LEN / 64) as u32 - 1 + self.rng.below(3) as u32,
+            _ => self.rng.below(200) as u32,
+        };
+        let records = self.stage(pairs.saturating_mul(64));
+        let code = parent_cvs(mode, pairs);
+        self.note("parent_cvs", code);
+        let Some(hazmat_mode) = self.hazmat_mode(mode) else { return assert_eq!(code, E_MODE) };
+        if pairs as usize > STAGING_LEN / 64 {
+            return assert_eq!(code, E_LENGTH);
+        }
+        assert_eq!(code, pairs as i32);
+        let found = read_staged(32 * pairs as usize);
+        for (i, record) in records.chunks(64).enumerate() {
+            let (left, right): ([u8; 32], [u8; 32]) = (record[..32].try_into().unwrap(), record[32..].try_into().unwrap());
+            assert!(found[32 * i..32 * i + 32] == hazmat::merge_subtrees_non_root(&left, &right, hazmat_mode), "pair {i} of {pairs}");
+        }
     }
 
     /// Frees every live hasher, so the next round starts empty.

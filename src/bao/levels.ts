@@ -1,0 +1,72 @@
+// Every chaining value of a tree at once, level by level: the chunks' from
+// one batched call per 64 KiB, then each level's parents from one call per
+// 1024 pairs. Pairing neighbours and carrying an odd last node up builds
+// exactly BLAKE3's tree (left subtrees a power of two of chunks). Encoders
+// and whole-buffer decoders read the values they need from here instead of
+// hashing node by node.
+
+import { activeEngine } from '../engine.js';
+import { MODE_HASH } from '../modes.js';
+import { CHUNK_LEN, leafRootHash, leftLength } from './tree.js';
+
+export interface TreeLevels {
+  /** levels[k]: the chaining values (32 bytes each) of the subtrees of
+   * 2^k chunks, the last one possibly smaller; up to the root's children. */
+  levels: Uint8Array[];
+  root: Uint8Array;
+}
+
+/** The tree over `content`, up to and including its root hash. */
+export function treeLevels(content: Uint8Array): TreeLevels {
+  if (content.length <= CHUNK_LEN) return { levels: [], root: leafRootHash(content) };
+  const engine = activeEngine();
+  let level = engine.chunkChainingValues(MODE_HASH, undefined, 0, 0, content);
+  const levels = [level];
+  while (level.length > 64) {
+    const pairs = Math.floor(level.length / 64);
+    const parents = engine.parentChainingValues(MODE_HASH, undefined, level.subarray(0, pairs * 64));
+    if (level.length % 64 === 0) level = parents;
+    else {
+      level = new Uint8Array(parents.length + 32);
+      level.set(parents);
+      level.set(levels.at(-1)!.subarray(pairs * 64), parents.length);
+    }
+    levels.push(level);
+  }
+  const root = engine.mergeSubtrees(MODE_HASH, undefined, level.subarray(0, 32), level.subarray(32, 64), true, 32);
+  return { levels, root };
+}
+
+/** The chaining value of the subtree of `size` bytes at byte `offset`. */
+export function subtreeValue(levels: Uint8Array[], offset: number, size: number): Uint8Array {
+  const chunks = Math.ceil(size / CHUNK_LEN);
+  let height = 0;
+  while (2 ** height < chunks) height++;
+  const index = Math.floor(offset / CHUNK_LEN / 2 ** height);
+  return levels[height]!.subarray(32 * index, 32 * index + 32);
+}
+
+/**
+ * Calls `visit` for every parent of a tree over `length` bytes with leaves
+ * of `block` bytes, in pre-order (parent first) or post-order (children
+ * first), with the bytes its subtree covers and where they split.
+ */
+export function forEachParent(length: number, block: number, post: boolean, visit: (offset: number, size: number, left: number) => void): void {
+  const subtree = (offset: number, size: number): void => {
+    if (size <= block) return;
+    const left = leftLength(size);
+    if (!post) visit(offset, size, left);
+    subtree(offset, left);
+    subtree(offset + left, size - left);
+    if (post) visit(offset, size, left);
+  };
+  subtree(0, length);
+}
+
+/** The 64 bytes a parent node holds: its children's chaining values. */
+export function parentNode(levels: Uint8Array[], offset: number, size: number, left: number): Uint8Array {
+  const node = new Uint8Array(64);
+  node.set(subtreeValue(levels, offset, left));
+  node.set(subtreeValue(levels, offset + left, size - left), 32);
+  return node;
+}
