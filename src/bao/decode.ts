@@ -41,7 +41,7 @@ export function baoDecode(encoding: ArrayBufferView | ArrayBufferLike, hash: Arr
   if (bytes.length !== HEADER_LEN + parentsLength(length, block) + length) {
     throw new BaoVerifyError(`encoding is ${bytes.length} bytes, which its length header does not account for`);
   }
-  return decodeTree(length, block, root, bytes, HEADER_LEN, undefined);
+  return verifySubtree(bytes, HEADER_LEN, 0, length, root, true, undefined).content;
 }
 
 /** `content`, verified against `hash` with its Bao outboard encoding. */
@@ -58,47 +58,49 @@ export function baoDecodeOutboard(
   if (length !== data.length || tree.length !== HEADER_LEN + parentsLength(length, block)) {
     throw new BaoVerifyError('content and outboard do not agree with the length header');
   }
-  return decodeTree(length, block, root, tree, HEADER_LEN, data);
+  return verifySubtree(tree, HEADER_LEN, 0, length, root, true, data).content;
 }
 
 /**
- * Verifies the pre-order tree in `tree` from `start` (with the leaves in
- * place, or in `content` for an outboard) and returns a copy of the content.
- * The content's whole tree is computed in one batched pass, then the root
- * and every stored parent are compared with it.
+ * Verifies a pre-order encoded subtree: `size` content bytes at input byte
+ * `offset`, encoded in `tree` from `start` (leaves in place, or, for an
+ * outboard, the subtree's own bytes in `content`), against `expected` (the root hash if `isRoot`, else the
+ * subtree's chaining value). Its whole tree is computed in one batched pass,
+ * then its top and every stored parent are compared with it. Returns a copy
+ * of the content and where the encoding of the subtree ends.
  */
-function decodeTree(length: number, block: number, root: Uint8Array, tree: Uint8Array, start: number, content: Uint8Array | undefined): Uint8Array {
-  const out = content === undefined ? new Uint8Array(length) : content.slice();
+export function verifySubtree(
+  tree: Uint8Array,
+  start: number,
+  offset: number,
+  size: number,
+  expected: Uint8Array,
+  isRoot: boolean,
+  content: Uint8Array | undefined,
+): { content: Uint8Array; end: number } {
+  const block = blockLength(0);
+  const out = content === undefined ? new Uint8Array(size) : content.slice(0, size);
   const parents: number[] = [];
   let cursor = start;
-  forEachLeafAndParent(length, block, (offset, size, isLeaf) => {
-    if (!isLeaf) {
-      parents.push(cursor, offset, size);
-      cursor += PARENT_LEN;
-    } else if (content === undefined) {
-      out.set(tree.subarray(cursor, cursor + size), offset);
-      cursor += size;
+  const walk = (at: number, length: number): void => {
+    if (length <= block) {
+      if (content === undefined) out.set(tree.subarray(cursor, (cursor += length)), at);
+      return;
     }
-  });
-  const { levels, root: found } = treeLevels(out);
-  if (!equal(found, root)) throw new BaoVerifyError('the content does not match the hash');
+    parents.push(cursor, at, length);
+    cursor += PARENT_LEN;
+    const left = leftLength(length);
+    walk(at, left);
+    walk(at + left, length - left);
+  };
+  walk(0, size);
+  const { levels, top } = treeLevels(out, offset / 1024, isRoot);
+  if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
   for (let i = 0; i < parents.length; i += 3) {
-    const [at, offset, size] = [parents[i]!, parents[i + 1]!, parents[i + 2]!];
-    if (!equal(tree.subarray(at, at + PARENT_LEN), parentNode(levels, offset, size, leftLength(size)))) {
-      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+    const [at, relative, length] = [parents[i]!, parents[i + 1]!, parents[i + 2]!];
+    if (!equal(tree.subarray(at, at + PARENT_LEN), parentNode(levels, relative, length, leftLength(length)))) {
+      throw new BaoVerifyError(`the tree node above byte ${offset + relative} does not match the hash`);
     }
   }
-  return out;
-}
-
-/** Visits every node of a pre-order tree over `length` bytes. */
-function forEachLeafAndParent(length: number, block: number, visit: (offset: number, size: number, isLeaf: boolean) => void): void {
-  const subtree = (offset: number, size: number): void => {
-    visit(offset, size, size <= block);
-    if (size <= block) return;
-    const left = leftLength(size);
-    subtree(offset, left);
-    subtree(offset + left, size - left);
-  };
-  subtree(0, length);
+  return { content: out, end: cursor };
 }

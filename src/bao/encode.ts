@@ -43,7 +43,7 @@ export function baoEncode(input: Input, options?: BaoEncodeOptions): BaoEncoding
  * the root hash. The chaining values all come from one batched pass.
  */
 export function encodeTree(content: Uint8Array, block: number, out: Uint8Array, start: number, outboard: boolean): Uint8Array {
-  const { levels, root } = treeLevels(content);
+  const { levels, top: root } = treeLevels(content);
   let cursor = start;
   const subtree = (offset: number, size: number): void => {
     if (size <= block) {

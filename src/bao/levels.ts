@@ -11,16 +11,20 @@ import { CHUNK_LEN, leafRootHash, leftLength } from './tree.js';
 
 export interface TreeLevels {
   /** levels[k]: the chaining values (32 bytes each) of the subtrees of
-   * 2^k chunks, the last one possibly smaller; up to the root's children. */
+   * 2^k chunks, the last one possibly smaller; up to the top's children. */
   levels: Uint8Array[];
-  root: Uint8Array;
+  /** The root hash of the whole tree, or the subtree's chaining value. */
+  top: Uint8Array;
 }
 
-/** The tree over `content`, up to and including its root hash. */
-export function treeLevels(content: Uint8Array): TreeLevels {
-  if (content.length <= CHUNK_LEN) return { levels: [], root: leafRootHash(content) };
+const TWO_32 = 2 ** 32;
+
+/** The tree over `content`: the whole input (`firstChunk` 0, `isRoot`), or
+ * a subtree starting at chunk `firstChunk` (non-empty). */
+export function treeLevels(content: Uint8Array, firstChunk = 0, isRoot = true): TreeLevels {
+  if (isRoot && content.length <= CHUNK_LEN) return { levels: [], top: leafRootHash(content) };
   const engine = activeEngine();
-  let level = engine.chunkChainingValues(MODE_HASH, undefined, 0, 0, content);
+  let level = engine.chunkChainingValues(MODE_HASH, undefined, firstChunk % TWO_32, Math.floor(firstChunk / TWO_32), content);
   const levels = [level];
   while (level.length > 64) {
     const pairs = Math.floor(level.length / 64);
@@ -33,11 +37,12 @@ export function treeLevels(content: Uint8Array): TreeLevels {
     }
     levels.push(level);
   }
-  const root = engine.mergeSubtrees(MODE_HASH, undefined, level.subarray(0, 32), level.subarray(32, 64), true, 32);
-  return { levels, root };
+  if (level.length === 32) return { levels, top: level };
+  return { levels, top: engine.mergeSubtrees(MODE_HASH, undefined, level.subarray(0, 32), level.subarray(32, 64), isRoot, 32) };
 }
 
-/** The chaining value of the subtree of `size` bytes at byte `offset`. */
+/** The chaining value of the subtree of `size` bytes at byte `offset` of
+ * the tree `levels` was computed for. */
 export function subtreeValue(levels: Uint8Array[], offset: number, size: number): Uint8Array {
   const chunks = Math.ceil(size / CHUNK_LEN);
   let height = 0;

@@ -4,9 +4,13 @@
 // one piece plus one leaf, whatever the content's size.
 
 import { toBytes } from '../input.js';
-import { BaoVerifyError, checkHash, readHeader } from './decode.js';
+import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
 import { equal } from './equal.js';
 import { blockLength, HEADER_LEN, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+
+/** Subtrees up to this size are read whole and verified in one batched
+ * pass; above it, node by node (each leaf passed on as soon as it checks). */
+const BATCH = 64 * 1024;
 
 export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
@@ -116,6 +120,18 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
     return node?.slice(); // kept across reads: not a view of a piece
   };
   async function* subtree(offset: number, size: number, expected: Uint8Array, isRoot: boolean): AsyncGenerator<Uint8Array, void> {
+    if (!isRoot && size > block && size <= BATCH) {
+      // The whole encoded subtree at once, verified in one batched pass.
+      const encoded = outboard === undefined ? await input.read(parentsLength(size, block) + size) : await input.read(size);
+      if (encoded === undefined) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`);
+      if (outboard === undefined) yield verifySubtree(encoded, 0, offset, size, expected, false, undefined).content;
+      else {
+        const { content, end } = verifySubtree(outboard, cursor, offset, size, expected, false, encoded);
+        cursor = end;
+        yield content;
+      }
+      return;
+    }
     if (size <= block) {
       const leaf = await input.read(size);
       if (leaf === undefined) throw new BaoVerifyError(`encoding ended inside the content at byte ${offset}`);

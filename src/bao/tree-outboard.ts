@@ -52,7 +52,7 @@ export function baoTreeDecodeOutboard(
   const tree = toBytes(outboard, 'outboard');
   const root = checkHash(hash);
   if (tree.length !== parentsLength(data.length, block)) throw new BaoVerifyError('outboard does not fit the content length');
-  const { levels, root: found } = treeLevels(data);
+  const { levels, top: found } = treeLevels(data);
   if (!equal(found, root)) throw new BaoVerifyError('the content does not match the hash');
   let cursor = 0;
   forEachParent(data.length, block, post, (offset, size, left) => {
@@ -66,7 +66,7 @@ export function baoTreeDecodeOutboard(
 
 /** Writes the post-order parents of `content` into `out`; returns the root hash. */
 function postOrder(content: Uint8Array, block: number, out: Uint8Array): Uint8Array {
-  const { levels, root } = treeLevels(content);
+  const { levels, top: root } = treeLevels(content);
   let cursor = 0;
   forEachParent(content.length, block, true, (offset, size, left) => {
     out.set(parentNode(levels, offset, size, left), cursor);

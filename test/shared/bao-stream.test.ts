@@ -127,8 +127,10 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
     }
     expect((await drain(baoDecodeStream(generate(), hash))).out).toEqual(content);
     let cancelled: unknown;
+    let at = 0;
     const source = new ReadableStream<Uint8Array>({
-      pull: (controller) => controller.enqueue(encoding.subarray(0, 2000)),
+      // The encoding in 2000-byte pieces, then a source that stalls.
+      pull: (controller) => (at < encoding.length ? controller.enqueue(encoding.subarray(at, (at += 2000))) : new Promise(() => {})),
       cancel: (reason) => void (cancelled = reason ?? 'cancelled'),
     });
     const reader = baoDecodeStream(source, hash).getReader();
