@@ -13,6 +13,7 @@ export { Hasher, XofReader, createHasher } from './hasher.js';
 export { toHex } from './hex.js';
 export { baoDecode, baoDecodeOutboard, BaoVerifyError } from './bao/decode.js';
 export { baoFetchRange, type BaoFetchOptions } from './bao/fetch.js';
+export { baoEncodeStream, type BaoEncodeStreamOptions } from './bao/encode-stream.js';
 export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } from './bao/encode.js';
 export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
 export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';

@@ -43,12 +43,20 @@ export function baoEncode(input: Input, options?: BaoEncodeOptions): BaoEncoding
  * the root hash. The chaining values all come from one batched pass.
  */
 export function encodeTree(content: Uint8Array, block: number, out: Uint8Array, start: number, outboard: boolean): Uint8Array {
-  const { levels, top: root } = treeLevels(content);
+  const { levels, top } = treeLevels(content);
+  writePreOrder(levels, content.length, block, out, start, outboard ? undefined : content);
+  return top;
+}
+
+/** Writes the parents of a tree over `length` bytes from its `levels` into
+ * `out` from `start`, in pre-order, with the leaves of `content` in place
+ * when it is given. */
+export function writePreOrder(levels: Uint8Array[], length: number, block: number, out: Uint8Array, start: number, content?: Uint8Array): void {
   let cursor = start;
   const subtree = (offset: number, size: number): void => {
     if (size <= block) {
-      if (!outboard) out.set(content.subarray(offset, offset + size), cursor);
-      if (!outboard) cursor += size;
+      if (content !== undefined) out.set(content.subarray(offset, offset + size), cursor);
+      if (content !== undefined) cursor += size;
       return;
     }
     const left = leftLength(size);
@@ -57,6 +65,5 @@ export function encodeTree(content: Uint8Array, block: number, out: Uint8Array, 
     subtree(offset, left);
     subtree(offset + left, size - left);
   };
-  subtree(0, content.length);
-  return root;
+  subtree(0, length);
 }

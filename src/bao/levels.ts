@@ -23,8 +23,15 @@ const TWO_32 = 2 ** 32;
  * a subtree starting at chunk `firstChunk` (non-empty). */
 export function treeLevels(content: Uint8Array, firstChunk = 0, isRoot = true): TreeLevels {
   if (isRoot && content.length <= CHUNK_LEN) return { levels: [], top: leafRootHash(content) };
+  const chunks = activeEngine().chunkChainingValues(MODE_HASH, undefined, firstChunk % TWO_32, Math.floor(firstChunk / TWO_32), content);
+  return levelsAbove(chunks, isRoot);
+}
+
+/** The levels above the chunks' chaining values (more than one chunk, or a
+ * non-root subtree of one). */
+export function levelsAbove(chunks: Uint8Array, isRoot: boolean): TreeLevels {
   const engine = activeEngine();
-  let level = engine.chunkChainingValues(MODE_HASH, undefined, firstChunk % TWO_32, Math.floor(firstChunk / TWO_32), content);
+  let level = chunks;
   const levels = [level];
   while (level.length > 64) {
     const pairs = Math.floor(level.length / 64);

@@ -26,7 +26,7 @@ class PieceReader {
   #at = 0;
 
   constructor(source: ByteSource) {
-    this.#iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : readerIterator(source);
+    this.#iterator = iteratorOf(source);
   }
 
   /** The next `count` bytes (a view when they lie in one piece), or
@@ -62,6 +62,11 @@ class PieceReader {
   async cancel(reason: unknown): Promise<void> {
     await this.#iterator.return?.(reason);
   }
+}
+
+/** The pieces of `source`; returning from it cancels a stream. */
+export function iteratorOf(source: ByteSource): AsyncIterator<Uint8Array> {
+  return Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : readerIterator(source);
 }
 
 function readerIterator(stream: ReadableStream<Uint8Array>): AsyncIterator<Uint8Array> {

@@ -1,0 +1,93 @@
+// Bao encoding of content that arrives in pieces (a stream, a Blob or File):
+// chunk chaining values are computed 64 KiB at a time as bytes come, so an
+// outboard needs memory for those values only (32 bytes per KiB), not the
+// content. The pre-order tree is written once the length is known.
+
+import { checkAsyncOptions, toBytes, type AsyncHashOptions } from '../input.js';
+import { activeEngine } from '../engine.js';
+import { MODE_HASH } from '../modes.js';
+import { type BaoEncodeOptions, type BaoEncoding, baoEncodedLength, writePreOrder } from './encode.js';
+import { levelsAbove } from './levels.js';
+import { type ByteSource, iteratorOf } from './stream.js';
+import { blockLength, CHUNK_LEN, HEADER_LEN, leafRootHash } from './tree.js';
+
+export interface BaoEncodeStreamOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}
+
+const BATCH = 64 * 1024;
+const TWO_32 = 2 ** 32;
+
+/** The Bao encoding (or outboard) of everything `source` yields, and its root hash. */
+export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEncodeStreamOptions): Promise<BaoEncoding> {
+  checkAsyncOptions(options, 'options');
+  const outboard = options?.outboard === true;
+  const signal = options?.signal;
+  signal?.throwIfAborted();
+  const iterator = iteratorOf(
+    typeof Blob !== 'undefined' && source instanceof Blob ? (source.stream() as ReadableStream<Uint8Array>) : (source as ByteSource),
+  );
+  const engine = activeEngine();
+  const pending = new Uint8Array(BATCH);
+  let pendingLength = 0;
+  let total = 0;
+  let values = new Uint8Array(1024);
+  let valuesLength = 0;
+  const content: Uint8Array[] = [];
+  const hashPending = (length: number) => {
+    const chunk = (total - pendingLength) / CHUNK_LEN;
+    const cvs = engine.chunkChainingValues(MODE_HASH, undefined, chunk % TWO_32, Math.floor(chunk / TWO_32), pending.subarray(0, length));
+    if (valuesLength + cvs.length > values.length) {
+      const grown = new Uint8Array(Math.max(2 * values.length, valuesLength + cvs.length));
+      grown.set(values.subarray(0, valuesLength));
+      values = grown;
+    }
+    values.set(cvs, valuesLength);
+    valuesLength += cvs.length;
+  };
+  try {
+    for (;;) {
+      const { value, done } = await iterator.next();
+      signal?.throwIfAborted();
+      if (done) break;
+      const piece = toBytes(value, 'a piece of the source');
+      if (!outboard) content.push(piece.slice());
+      for (let at = 0; at < piece.length; ) {
+        // A full batch is hashed only when more bytes follow: the last
+        // chunk may be the only one, and then it is the root.
+        if (pendingLength === BATCH) {
+          hashPending(BATCH);
+          pendingLength = 0;
+        }
+        const take = Math.min(BATCH - pendingLength, piece.length - at);
+        pending.set(piece.subarray(at, at + take), pendingLength);
+        pendingLength += take;
+        total += take;
+        at += take;
+      }
+      options?.onProgress?.(total);
+    }
+  } catch (error) {
+    await iterator.return?.(error).catch(() => {});
+    throw error;
+  }
+  const encoding = new Uint8Array(baoEncodedLength(total, { outboard }));
+  new DataView(encoding.buffer).setBigUint64(0, BigInt(total), true);
+  const whole = outboard ? undefined : concat(content, total);
+  if (total <= CHUNK_LEN) {
+    if (whole !== undefined) encoding.set(whole, HEADER_LEN);
+    return { encoding, hash: leafRootHash(pending.subarray(0, pendingLength)) };
+  }
+  if (pendingLength > 0) hashPending(pendingLength);
+  const { levels, top } = levelsAbove(values.subarray(0, valuesLength), true);
+  writePreOrder(levels, total, blockLength(0), encoding, HEADER_LEN, whole);
+  return { encoding, hash: top };
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
