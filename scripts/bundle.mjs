@@ -45,10 +45,10 @@ const common = {
   format: 'esm',
   minifyWhitespace: true,
   minifySyntax: true,
-  // Maps without the sources inside: they still point stack traces at
-  // src/ lines, at a fifth of the size (the tarball carried 515 KB of maps).
-  sourcemap: true,
-  sourcesContent: false,
+  // No source maps: they could only point at src/, which is not shipped,
+  // and they were 75 of the 254 KB of the packed tarball. The code keeps its
+  // names and statements, so stack traces still read.
+  sourcemap: false,
   logLevel: 'warning',
 };
 

@@ -108,8 +108,8 @@ const bigFile = file('big.bin', big);
 
 describe('the addon', () => {
   it('has the ABI version the loader expects', () => {
-    expect(b.abiVersion()).toBe(2);
-    expect(NATIVE_ABI_VERSION).toBe(2);
+    expect(b.abiVersion()).toBe(3);
+    expect(NATIVE_ABI_VERSION).toBe(3);
   });
 
   it('names the kernels this CPU allows, as the kernel reports them', () => {
