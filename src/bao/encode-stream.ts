@@ -9,7 +9,7 @@ import { MODE_HASH } from '../modes.js';
 import { type BaoEncodeOptions, type BaoEncoding, baoEncodedLength, writePreOrder } from './encode.js';
 import { levelsAbove } from './levels.js';
 import { type ByteSource, iteratorOf } from './stream.js';
-import { blockLength, CHUNK_LEN, HEADER_LEN, leafRootHash } from './tree.js';
+import { blockLength, CHUNK_LEN, concat, HEADER_LEN, leafRootHash } from './tree.js';
 
 export interface BaoEncodeStreamOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}
 
@@ -71,7 +71,7 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
   }
   const encoding = new Uint8Array(baoEncodedLength(total, { outboard }));
   new DataView(encoding.buffer).setBigUint64(0, BigInt(total), true);
-  const whole = outboard ? undefined : concat(content, total);
+  const whole = outboard ? undefined : concat(content);
   if (total <= CHUNK_LEN) {
     if (whole !== undefined) encoding.set(whole, HEADER_LEN);
     return { encoding, hash: leafRootHash(pending.subarray(0, pendingLength)) };
@@ -80,14 +80,4 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
   const { levels, top } = levelsAbove(values.subarray(0, valuesLength), true);
   writePreOrder(levels, total, blockLength(0), encoding, HEADER_LEN, whole);
   return { encoding, hash: top };
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -7,7 +7,17 @@
 import { toBytes } from '../input.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
 import { equal } from './equal.js';
-import { blockLength, HEADER_LEN, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import {
+  blockLength,
+  concat,
+  HEADER_LEN,
+  leafChainingValue,
+  leafRootHash,
+  leftLength,
+  PARENT_LEN,
+  parentChainingValue,
+  parentsLength,
+} from './tree.js';
 
 type Bytes = ArrayBufferView | ArrayBufferLike;
 
@@ -123,14 +133,4 @@ function sliceRange(total: number, start: number, length: number): { from: numbe
 export function checkRange(start: number, length: number): void {
   if (!Number.isSafeInteger(start) || start < 0) throw new RangeError(`blake3-kit: start must be a non-negative safe integer; got ${start}`);
   if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`blake3-kit: length must be a non-negative safe integer; got ${length}`);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -52,3 +52,14 @@ export function leafRootHash(bytes: Uint8Array): Uint8Array {
   activeEngine().hashInto(MODE_HASH, undefined, bytes, out);
   return out;
 }
+
+/** `parts` joined into one array. */
+export function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

@@ -2,22 +2,10 @@
 // from streams, async iterables and Blobs; progress, and abort.
 import { baoEncode, baoEncodeStream } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { load, random, seed } from './setup.js';
+import { load, piecesOf, random, seed } from './setup.js';
 
 await load();
 const rng = random(seed);
-
-function pieces(bytes: Uint8Array, size: () => number): ReadableStream<Uint8Array> {
-  let at = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (at >= bytes.length) return controller.close();
-      const end = Math.min(bytes.length, at + Math.max(1, size()));
-      controller.enqueue(bytes.slice(at, end));
-      at = end;
-    },
-  });
-}
 
 describe(`baoEncodeStream (seed ${seed})`, () => {
   const sizes = [0, 1, 1024, 1025, 65_535, 65_536, 65_537, 131_072, 200_000, 1 << 20];
@@ -27,7 +15,7 @@ describe(`baoEncodeStream (seed ${seed})`, () => {
       const content = rng.bytes(size);
       const cut = () => 1 + rng.int(rng.int(2) ? 300 : 100_000);
       for (const outboard of [false, true]) {
-        const streamed = await baoEncodeStream(pieces(content, cut), { outboard });
+        const streamed = await baoEncodeStream(piecesOf(content, cut), { outboard });
         const whole = baoEncode(content, { outboard });
         expect(streamed.hash, `size ${size}`).toEqual(whole.hash);
         expect(streamed.encoding, `size ${size} outboard ${outboard}`).toEqual(whole.encoding);
@@ -63,13 +51,13 @@ describe(`baoEncodeStream (seed ${seed})`, () => {
     expect((cancelled as Error).message).toBe('stop here');
     await expect(
       baoEncodeStream(
-        pieces(new Uint8Array(10), () => 5),
+        piecesOf(new Uint8Array(10), () => 5),
         { signal: AbortSignal.abort() },
       ),
     ).rejects.toThrow();
     await expect(
       baoEncodeStream(
-        pieces(new Uint8Array(10), () => 5),
+        piecesOf(new Uint8Array(10), () => 5),
         { onProgress: 5 as never },
       ),
     ).rejects.toBeInstanceOf(TypeError);

@@ -3,23 +3,10 @@
 // came out before it is exactly the verified prefix of the content.
 import { baoDecodeStream, baoEncode, BaoVerifyError } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { load, random, seed } from './setup.js';
+import { load, piecesOf, random, seed } from './setup.js';
 
 await load();
 const rng = random(seed);
-
-/** `bytes` as a ReadableStream of pieces cut by `size()`. */
-function pieces(bytes: Uint8Array, size: () => number): ReadableStream<Uint8Array> {
-  let at = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (at >= bytes.length) return controller.close();
-      const end = Math.min(bytes.length, at + Math.max(1, size()));
-      controller.enqueue(bytes.slice(at, end));
-      at = end;
-    },
-  });
-}
 
 /** Everything the stream gives before it ends or errors. */
 async function drain(stream: ReadableStream<Uint8Array>): Promise<{ out: Uint8Array; error?: unknown }> {
@@ -44,9 +31,9 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
     for (const length of sizes) {
       const content = rng.bytes(length);
       const { encoding, hash } = baoEncode(content);
-      expect((await drain(baoDecodeStream(pieces(encoding, size), hash))).out).toEqual(content);
+      expect((await drain(baoDecodeStream(piecesOf(encoding, size), hash))).out).toEqual(content);
       const { encoding: outboard } = baoEncode(content, { outboard: true });
-      expect((await drain(baoDecodeStream(pieces(content, size), hash, { outboard }))).out).toEqual(content);
+      expect((await drain(baoDecodeStream(piecesOf(content, size), hash, { outboard }))).out).toEqual(content);
     }
   });
 
@@ -59,7 +46,7 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
       bad[at]! ^= 1 << rng.int(8);
       const { out, error } = await drain(
         baoDecodeStream(
-          pieces(bad, () => 1 + rng.int(5000)),
+          piecesOf(bad, () => 1 + rng.int(5000)),
           hash,
         ),
       );
@@ -77,7 +64,7 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
         (
           await drain(
             baoDecodeStream(
-              pieces(bad, () => 100),
+              piecesOf(bad, () => 100),
               hash,
             ),
           )
@@ -90,7 +77,7 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
       (
         await drain(
           baoDecodeStream(
-            pieces(encoding, () => 100),
+            piecesOf(encoding, () => 100),
             wrong,
           ),
         )
@@ -101,7 +88,7 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
       (
         await drain(
           baoDecodeStream(
-            pieces(empty.encoding, () => 1),
+            piecesOf(empty.encoding, () => 1),
             empty.hash,
           ),
         )
@@ -111,7 +98,7 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
       (
         await drain(
           baoDecodeStream(
-            pieces(empty.encoding, () => 1),
+            piecesOf(empty.encoding, () => 1),
             hash,
           ),
         )

@@ -67,3 +67,16 @@ export function thrownBy(run: () => unknown): unknown {
   }
   return undefined;
 }
+
+/** `bytes` as a ReadableStream of pieces whose sizes `size()` picks (at least 1). */
+export function piecesOf(bytes: Uint8Array, size: () => number): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close();
+      const end = Math.min(bytes.length, at + Math.max(1, size()));
+      controller.enqueue(bytes.slice(at, end));
+      at = end;
+    },
+  });
+}
