@@ -16,12 +16,17 @@ export function nativeTriple(): string {
 export const nativePackage = (triple: string) => `blake3-kit-${triple}`;
 
 /** glibc or musl. Reading ldd's script takes 0.7 ms here; the process
- * report, the fallback, 4 ms (once per process, in init). */
+ * report, the fallback, 4 ms (once per process, in init). Where neither may
+ * be read (Deno without --allow-read=/usr/bin), glibc: the common case, and
+ * the load that follows says if it was wrong. */
 function linuxLibc(): 'gnu' | 'musl' {
   try {
     return readFileSync('/usr/bin/ldd', 'latin1').includes('musl') ? 'musl' : 'gnu';
-  } catch {
+  } catch {}
+  try {
     const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
-    return header?.glibcVersionRuntime === undefined ? 'musl' : 'gnu';
+    return header !== undefined && header.glibcVersionRuntime === undefined ? 'musl' : 'gnu';
+  } catch {
+    return 'gnu';
   }
 }

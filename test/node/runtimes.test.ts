@@ -1,0 +1,106 @@
+// Bun and Deno rows of the consumer matrix: the tarballs as published,
+// installed into a fresh project, run by the npm packages' own binaries with
+// the fewest permissions that work. Every digest is checked against
+// @noble/hashes, and which backend ran (and why) against what that runtime
+// allows.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { blake3 } from '@noble/hashes/blake3.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { consumerProject, packAll, root } from './packed.js';
+
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+
+// What the probe prints: digests in all three modes, XOF at a position,
+// a streamed hasher, 4 MiB through hashParallel, and who did the work.
+const PROBE = `import * as b3 from 'blake3-kit';
+const api = await b3.init();
+const input = (n) => Uint8Array.from({ length: n }, (_, i) => (i * 7) % 251);
+const key = new Uint8Array(32).fill(9);
+const hasher = api.createHasher();
+for (let at = 0; at < 100_000; at += 777) hasher.update(input(100_000).subarray(at, at + 777));
+const reader = api.createHasher({ context: 'runtime probe' }).update(input(5000)).xof();
+reader.position = 1000;
+b3.configureParallel({ workers: 2, threshold: 0 });
+const parallel = b3.toHex(await b3.hashParallel(input(4 << 20)));
+const { error, ...native } = b3.nativeStatus();
+console.log(JSON.stringify({
+  backend: api.backend,
+  hashes: [0, 1, 1024, 1025, 100_000].map((n) => b3.toHex(api.hash(input(n)))),
+  keyed: b3.toHex(api.keyedHash(key, input(3000))),
+  derived: b3.toHex(api.deriveKey('runtime probe', input(3000), { length: 64 })),
+  xof: b3.toHex(reader.read(131)),
+  streamed: b3.toHex(hasher.digest()),
+  parallel,
+  workers: b3.parallelStatus(),
+  native: { ...native, error: error?.message },
+}));
+b3.terminateWorkers();
+`;
+
+const input = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7) % 251);
+const context = new TextEncoder().encode('runtime probe');
+const expected = {
+  hashes: [0, 1, 1024, 1025, 100_000].map((n) => bytesToHex(blake3(input(n)))),
+  keyed: bytesToHex(blake3(input(3000), { key: new Uint8Array(32).fill(9) })),
+  derived: bytesToHex(blake3(input(3000), { context, dkLen: 64 })),
+  xof: bytesToHex(blake3(input(5000), { context, dkLen: 1131 }).subarray(1000)),
+  streamed: bytesToHex(blake3(input(100_000))),
+  parallel: bytesToHex(blake3(input(4 << 20))),
+};
+
+interface Report {
+  backend: string;
+  workers: { started: number; jobs: number };
+  native: { loaded: boolean; error?: string };
+}
+
+describe.runIf(inject('flavour') === 'simd')('Bun and Deno, from the tarballs as published', () => {
+  let dir: string;
+  let project: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'blake3-kit-runtimes-'));
+    const packed = packAll(dir);
+    const native = packed.platforms['linux-x64-gnu']?.tarball;
+    project = consumerProject(dir, 'runtimes', native === undefined ? [packed.main] : [packed.main, native]);
+    writeFileSync(join(project, 'probe.mjs'), PROBE);
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  function run(command: string, args: string[]): Report {
+    // No BLAKE3_KIT_* variables: the runtime picks, as in a user's shell.
+    const env = { ...process.env, BLAKE3_KIT_BACKEND: undefined, BLAKE3_KIT_NATIVE_PATH: undefined, NO_COLOR: '1' } as NodeJS.ProcessEnv;
+    const result = spawnSync(bin(command), [...args, 'probe.mjs'], { cwd: project, encoding: 'utf8', env, timeout: 60_000 });
+    expect(result.stderr).toBe('');
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject(expected);
+    return report;
+  }
+
+  const onLinuxX64 = process.platform === 'linux' && process.arch === 'x64';
+
+  it('Bun: loads the platform package through its napi, and hashes right', () => {
+    const report = run('bun', []);
+    if (onLinuxX64) expect(report).toMatchObject({ backend: 'native+wasm-simd', native: { loaded: true } });
+  }, 90_000);
+
+  it('Deno, allowed only to read the project: wasm on workers, and says why not native', () => {
+    // No --allow-env (env reads are optional), no --allow-ffi, no -A.
+    const report = run('deno', ['run', '--allow-read=.']);
+    expect(report.backend).toBe('wasm-simd');
+    expect(report.workers.started).toBe(2);
+    expect(report.workers.jobs).toBeGreaterThan(0);
+    if (onLinuxX64) expect(report.native.error).toMatch(/--allow-ffi/);
+  }, 90_000);
+
+  it.runIf(onLinuxX64)(
+    'Deno with --allow-ffi as well: the native addon',
+    () => {
+      expect(run('deno', ['run', '--allow-read=.', '--allow-ffi']).backend).toBe('native+wasm-simd');
+    },
+    90_000,
+  );
+});
