@@ -3,10 +3,11 @@
 // loaded in Debian's Chromium. A row passes only if the digest is right and
 // workers really hashed (parallelStatus().jobs).
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { blake3 } from '@noble/hashes/blake3.js';
@@ -15,6 +16,8 @@ import { chromium } from 'playwright';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module without types
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
+// @ts-expect-error: a plain .mjs module without types
+import { packMain } from '../../scripts/pack.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
@@ -32,7 +35,10 @@ const INPUT = new Uint8Array(4 << 20).map((_, i) => i * 7);
 const expected = bytesToHex(blake3(INPUT));
 
 const ISOLATED = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
-const CSP = { 'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'" };
+const cspWith = (scriptSources: string[]) => ({
+  'Content-Security-Policy': `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'${scriptSources.map((source) => ` ${source}`).join('')}; worker-src 'self'`,
+});
+const CSP = cspWith([]);
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 
 interface Row {
@@ -41,7 +47,17 @@ interface Row {
   /** Builds the app in `dir` (package installed, app.js and index.html
    * written); returns the folder to serve. */
   build(dir: string): string;
+  /** Whether an output file is the worker script; by default its name
+   * starts with "worker". */
+  isWorker?(path: string, text: string): boolean;
+  /** Sources the row's README steps add to script-src under a strict CSP. */
+  scriptSources?(site: string): string[];
 }
+
+const namedWorker = (path: string) => /(^|\/)worker[-.]/.test(path);
+// A bundler that names chunks by number: the worker is the script that
+// answers the pool's messages and starts no workers itself.
+const workerByContent = (path: string, text: string) => path.endsWith('.js') && text.includes('init-failed') && !text.includes('new Worker');
 
 const ROWS: Record<string, Row> = {
   // esbuild leaves new URL(..., import.meta.url) as written: the README says
@@ -59,6 +75,56 @@ const ROWS: Record<string, Row> = {
       return site;
     },
   },
+  // webpack 5 emits the worker and both .wasm files itself (new Worker(new
+  // URL(...)) and new URL(..., import.meta.url) are built in): the smallest
+  // config there is, in production mode.
+  webpack: {
+    init: '',
+    build(dir) {
+      writeFileSync(
+        join(dir, 'webpack.config.js'),
+        "export default { mode: 'production', entry: './app.js', output: { path: new URL('./public', import.meta.url).pathname } };\n",
+      );
+      execFileSync(bin('webpack'), ['--no-stats'], { cwd: dir });
+      const site = join(dir, 'public');
+      writeFileSync(join(site, 'index.html'), '<!doctype html><script src="./main.js"></script>');
+      return site;
+    },
+    isWorker: workerByContent,
+  },
+  // Rollup resolves with node-resolve (browser condition) and copies what
+  // new URL(..., import.meta.url) names, worker.js and the .wasm files, with
+  // the import-meta-assets plugin.
+  rollup: {
+    init: '',
+    build(dir) {
+      writeFileSync(
+        join(dir, 'rollup.config.js'),
+        `import { nodeResolve } from '@rollup/plugin-node-resolve';
+import { importMetaAssets } from '@web/rollup-plugin-import-meta-assets';
+export default { input: 'app.js', output: { dir: 'public', format: 'es' }, plugins: [nodeResolve({ browser: true }), importMetaAssets()] };
+`,
+      );
+      // The plugins, pinned in this repository, linked in as a user's would be installed.
+      linkPackages(dir, ['@rollup/plugin-node-resolve', '@web/rollup-plugin-import-meta-assets']);
+      execFileSync(bin('rollup'), ['-c', '--silent'], { cwd: dir });
+      const site = join(dir, 'public');
+      writeFileSync(join(site, 'index.html'), PAGE);
+      return site;
+    },
+  },
+  // Parcel with its default config (no .parcelrc; package exports off, so
+  // the "browser" field) bundles the worker and copies the .wasm files.
+  parcel: {
+    init: '',
+    build(dir) {
+      execFileSync(bin('parcel'), ['build', 'index.html', '--dist-dir', 'public', '--no-cache', '--log-level', 'warn'], { cwd: dir });
+      return join(dir, 'public');
+    },
+    // Parcel writes an inline <script type=importmap>, which script-src
+    // 'self' blocks: the README says to allow it by its hash.
+    scriptSources: (site) => inlineScriptHashes(readFileSync(join(site, 'index.html'), 'utf8')),
+  },
   // Vite emits the worker and both .wasm files itself: nothing to configure.
   // (The Vite that vitest depends on, the version in package-lock.json.)
   vite: {
@@ -74,10 +140,7 @@ let dir: string;
 let tarball: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'blake3-kit-bundlers-'));
-  tarball = join(
-    dir,
-    execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!,
-  );
+  tarball = packMain(dir);
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -115,12 +178,17 @@ describe.runIf(simd).each(Object.entries(ROWS))('%s, following the README', (nam
     site = row.build(consumer(name, row.init));
   }, 120_000);
 
-  it.each(SERVED)('hashes right on workers, %s', async (_, headers) => expectWorkersRan(await served(site, headers, open)), 60_000);
+  const csp = () => (row.scriptSources ? cspWith(row.scriptSources(site)) : CSP);
+
+  it('hashes right on workers, cross-origin isolated', async () => expectWorkersRan(await served(site, ISOLATED, open)), 60_000);
+
+  it('hashes right on workers, under a strict CSP', async () => expectWorkersRan(await served(site, csp(), open)), 60_000);
 
   it('without its worker file, warns once and still hashes right on one thread', async () => {
     const bare = `${site}-no-worker`;
-    copyTree(site, bare, (file) => !/(^|\/)worker[-.]/.test(file));
-    const { report, warnings } = await served(bare, CSP, open);
+    const isWorker = row.isWorker ?? namedWorker;
+    copyTree(site, bare, (file) => !isWorker(file, readFileSync(join(site, file), 'utf8')));
+    const { report, warnings } = await served(bare, csp(), open);
     expect(report.digest).toBe(expected);
     expect(report.status).toMatchObject({ jobs: 0, broken: expect.stringMatching(/workers keep failing to start/) });
     expect(warnings).toEqual([report.status.broken]);
@@ -146,6 +214,20 @@ describe.runIf(simd)('vite dev server', () => {
 
   it.each(SERVED)('hashes right on workers, %s', async (_, headers) => expectWorkersRan(await viteDev(project, headers, open)), 60_000);
 });
+
+/** CSP sources ('sha256-…') for the inline scripts of a page. */
+function inlineScriptHashes(html: string): string[] {
+  return [...html.matchAll(/<script\b[^>]*>([^<]+)<\/script>/g)].map(([, body]) => `'sha256-${createHash('sha256').update(body!).digest('base64')}'`);
+}
+
+/** Links packages from this repository's node_modules into `dir`'s. */
+function linkPackages(dir: string, names: string[]): void {
+  for (const name of names) {
+    const to = join(dir, 'node_modules', name);
+    mkdirSync(dirname(to), { recursive: true });
+    symlinkSync(join(root, 'node_modules', name), to, 'dir');
+  }
+}
 
 function copyTree(from: string, to: string, keep: (relative: string) => boolean, relative = ''): void {
   mkdirSync(join(to, relative), { recursive: true });
