@@ -5,7 +5,7 @@
 // Hasher takes the active engine (engine.ts).
 
 import { apiFor, wasmOneShots, type Blake3, type OneShots } from './api.js';
-import { useEngine, type HasherEngine } from './engine.js';
+import { useEngine, type HasherEngine, type TreeOps } from './engine.js';
 import { wasmEngine } from './wasm/engine.js';
 import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from './wasm/hash.js';
 import { loadWasm, type Backend, type Flavour, type Platform, type WasmBackend, type WasmSource } from './wasm/load.js';
@@ -32,7 +32,8 @@ export interface InitOptions {
 export interface NativeBackend {
   oneShots: OneShots;
   engine: HasherEngine<unknown>;
-  routed: { oneShots: OneShots; engine: HasherEngine<unknown> };
+  tree: TreeOps;
+  routed: { oneShots: OneShots; engine: HasherEngine<unknown>; tree: TreeOps };
 }
 
 /** What a platform adds to the wasm one: Node's addon and environment. */
@@ -145,17 +146,17 @@ async function start(platform: BackendPlatform, options: InitOptions, wanted: Re
       }
     }
   }
-  if (native !== undefined && wanted.wasm === 'none') return use('native', native.oneShots, native.engine);
+  if (native !== undefined && wanted.wasm === 'none') return use('native', native.oneShots, native.engine, native.tree);
   const wasm = await loadWasm(platform, wanted.wasm === 'none' ? 'auto' : wanted.wasm, options.source);
   if (native === undefined) return use(wasm, wasmOneShots, wasmEngine);
-  return use(`native+${wasm}`, native.routed.oneShots, native.routed.engine);
+  return use(`native+${wasm}`, native.routed.oneShots, native.routed.engine, native.routed.tree);
 }
 
-function use(chosen: Backend, oneShots: OneShots, engine: HasherEngine<unknown>): Blake3 {
+function use(chosen: Backend, oneShots: OneShots, engine: HasherEngine<unknown>, tree?: TreeOps): Blake3 {
   hash = oneShots.hash;
   keyedHash = oneShots.keyedHash;
   deriveKey = oneShots.deriveKey;
-  useEngine(engine);
+  useEngine(engine, tree);
   active = chosen;
   return apiFor(chosen, oneShots);
 }

@@ -22,6 +22,19 @@ export interface HasherEngine<State = unknown> {
   reset(state: State): void;
   clone(state: State): State;
   free(state: State): void;
+  /** Frees `state` once `owner` is garbage-collected, unless untracked first
+   * (a no-op where the state frees itself with its JS object). */
+  track(owner: object, state: State): void;
+  untrack(owner: object): void;
+}
+
+/**
+ * What the subtree and Bao APIs need of a backend. Apart from the hasher
+ * engine, so that a page that only hashes bundles none of it: the wasm ones
+ * are imported by tree-ops.ts, which only those APIs reach, and init()
+ * registers the native ones here.
+ */
+export interface TreeOps {
   /** The non-root chaining value of `bytes` (checked: non-empty, within
    * the subtree at that offset), which start at input byte
    * `offsetHi * 2^32 + offsetLo` (a chunk boundary). */
@@ -35,20 +48,24 @@ export interface HasherEngine<State = unknown> {
   chunkChainingValues(mode: Mode, key: Uint8Array | undefined, counterLo: number, counterHi: number, bytes: Uint8Array): Uint8Array;
   /** Parent chaining values (never roots) of 64-byte (left, right) records. */
   parentChainingValues(mode: Mode, key: Uint8Array | undefined, records: Uint8Array): Uint8Array;
-  /** Frees `state` once `owner` is garbage-collected, unless untracked first
-   * (a no-op where the state frees itself with its JS object). */
-  track(owner: object, state: State): void;
-  untrack(owner: object): void;
 }
 
 let active: HasherEngine | undefined;
+let nativeTree: TreeOps | undefined;
 
 /** The engine of the backend in use; throws before init(). */
 export function activeEngine(): HasherEngine {
   return active ?? notInitialized();
 }
 
-/** Called by init() once a backend is chosen. */
-export function useEngine(engine: HasherEngine): void {
+/** Called by init() once a backend is chosen; `tree` is left undefined
+ * where wasm serves the tree operations. */
+export function useEngine(engine: HasherEngine, tree?: TreeOps): void {
   active = engine;
+  nativeTree = tree;
+}
+
+/** The native backend's tree operations, if it serves them. */
+export function nativeTreeOps(): TreeOps | undefined {
+  return nativeTree;
 }

@@ -5,6 +5,7 @@
 // Every rule the crate asserts is checked here, as a RangeError.
 
 import { activeEngine } from './engine.js';
+import { treeOps } from './tree-ops.js';
 import { checkOptions, outputLength, toBytes, toPosition, type HashOptions, type Input, type KeyOption } from './input.js';
 import { modeOf } from './modes.js';
 
@@ -57,14 +58,14 @@ export function subtreeChainingValue(input: Input, options?: SubtreeOptions): Ui
     throw new RangeError(`blake3-kit: the subtree at offset ${offset} holds at most ${max} bytes; input has ${bytes.length}`);
   }
   toPosition(offset + BigInt(bytes.length), 'options.offset + input length');
-  return engine.subtreeChainingValue(mode, key, Number(offset % TWO_32), Number(offset / TWO_32), bytes);
+  return treeOps().subtreeChainingValue(mode, key, Number(offset % TWO_32), Number(offset / TWO_32), bytes);
 }
 
 /** The chaining value of the parent of two subtrees (`left` first). */
 export function mergeSubtrees(left: Uint8Array, right: Uint8Array, options?: KeyOption): Uint8Array {
   const engine = activeEngine();
   const { mode, key } = modeOf(options, 'options', engine.contextKey);
-  return engine.mergeSubtrees(mode, key, chainingValue(left, 'left'), chainingValue(right, 'right'), false, CV_LEN);
+  return treeOps().mergeSubtrees(mode, key, chainingValue(left, 'left'), chainingValue(right, 'right'), false, CV_LEN);
 }
 
 /** The root output of the whole input from the two subtrees under the root
@@ -74,7 +75,7 @@ export function mergeSubtreesRoot(left: Uint8Array, right: Uint8Array, options?:
   const { mode, key } = modeOf(options, 'options', engine.contextKey);
   checkOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
-  return engine.mergeSubtrees(mode, key, chainingValue(left, 'left'), chainingValue(right, 'right'), true, length);
+  return treeOps().mergeSubtrees(mode, key, chainingValue(left, 'left'), chainingValue(right, 'right'), true, length);
 }
 
 function chunkAligned(offset: bigint, name: string): bigint {

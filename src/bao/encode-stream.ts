@@ -4,7 +4,7 @@
 // content. The pre-order tree is written once the length is known.
 
 import { checkAsyncOptions, toBytes, type AsyncHashOptions } from '../input.js';
-import { activeEngine } from '../engine.js';
+import { treeOps } from '../tree-ops.js';
 import { MODE_HASH } from '../modes.js';
 import { type BaoEncodeOptions, type BaoEncoding, baoEncodedLength, writePreOrder } from './encode.js';
 import { levelsAbove } from './levels.js';
@@ -25,7 +25,7 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
   const iterator = iteratorOf(
     typeof Blob !== 'undefined' && source instanceof Blob ? (source.stream() as ReadableStream<Uint8Array>) : (source as ByteSource),
   );
-  const engine = activeEngine();
+  const tree = treeOps();
   const pending = new Uint8Array(BATCH);
   let pendingLength = 0;
   let total = 0;
@@ -34,7 +34,7 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
   const content: Uint8Array[] = [];
   const hashPending = (length: number) => {
     const chunk = (total - pendingLength) / CHUNK_LEN;
-    const cvs = engine.chunkChainingValues(MODE_HASH, undefined, chunk % TWO_32, Math.floor(chunk / TWO_32), pending.subarray(0, length));
+    const cvs = tree.chunkChainingValues(MODE_HASH, undefined, chunk % TWO_32, Math.floor(chunk / TWO_32), pending.subarray(0, length));
     if (valuesLength + cvs.length > values.length) {
       const grown = new Uint8Array(Math.max(2 * values.length, valuesLength + cvs.length));
       grown.set(values.subarray(0, valuesLength));

@@ -5,7 +5,7 @@
 // and whole-buffer decoders read the values they need from here instead of
 // hashing node by node.
 
-import { activeEngine } from '../engine.js';
+import { treeOps } from '../tree-ops.js';
 import { MODE_HASH } from '../modes.js';
 import { CHUNK_LEN, leafRootHash, leftLength } from './tree.js';
 
@@ -23,19 +23,19 @@ const TWO_32 = 2 ** 32;
  * a subtree starting at chunk `firstChunk` (non-empty). */
 export function treeLevels(content: Uint8Array, firstChunk = 0, isRoot = true): TreeLevels {
   if (isRoot && content.length <= CHUNK_LEN) return { levels: [], top: leafRootHash(content) };
-  const chunks = activeEngine().chunkChainingValues(MODE_HASH, undefined, firstChunk % TWO_32, Math.floor(firstChunk / TWO_32), content);
+  const chunks = treeOps().chunkChainingValues(MODE_HASH, undefined, firstChunk % TWO_32, Math.floor(firstChunk / TWO_32), content);
   return levelsAbove(chunks, isRoot);
 }
 
 /** The levels above the chunks' chaining values (more than one chunk, or a
  * non-root subtree of one). */
 export function levelsAbove(chunks: Uint8Array, isRoot: boolean): TreeLevels {
-  const engine = activeEngine();
+  const tree = treeOps();
   let level = chunks;
   const levels = [level];
   while (level.length > 64) {
     const pairs = Math.floor(level.length / 64);
-    const parents = engine.parentChainingValues(MODE_HASH, undefined, level.subarray(0, pairs * 64));
+    const parents = tree.parentChainingValues(MODE_HASH, undefined, level.subarray(0, pairs * 64));
     if (level.length % 64 === 0) level = parents;
     else {
       level = new Uint8Array(parents.length + 32);
@@ -45,7 +45,7 @@ export function levelsAbove(chunks: Uint8Array, isRoot: boolean): TreeLevels {
     levels.push(level);
   }
   if (level.length === 32) return { levels, top: level };
-  return { levels, top: engine.mergeSubtrees(MODE_HASH, undefined, level.subarray(0, 32), level.subarray(32, 64), isRoot, 32) };
+  return { levels, top: tree.mergeSubtrees(MODE_HASH, undefined, level.subarray(0, 32), level.subarray(32, 64), isRoot, 32) };
 }
 
 /** The chaining value of the subtree of `size` bytes at byte `offset` of

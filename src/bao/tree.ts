@@ -3,6 +3,7 @@
 // how big each encoding is. Pure arithmetic; the hashing is in nodes.ts.
 
 import { activeEngine } from '../engine.js';
+import { treeOps } from '../tree-ops.js';
 import { MODE_HASH } from '../modes.js';
 
 export const CHUNK_LEN = 1024;
@@ -38,12 +39,12 @@ export function parentsLength(length: number, block: number): number {
 
 /** A leaf's non-root chaining value: `bytes` at input byte `offset`. */
 export function leafChainingValue(bytes: Uint8Array, offset: number): Uint8Array {
-  return activeEngine().subtreeChainingValue(MODE_HASH, undefined, offset % TWO_32, Math.floor(offset / TWO_32), bytes);
+  return treeOps().subtreeChainingValue(MODE_HASH, undefined, offset % TWO_32, Math.floor(offset / TWO_32), bytes);
 }
 
 /** A parent's chaining value from its 64 bytes: non-root, or the root hash. */
 export function parentChainingValue(node: Uint8Array, root: boolean): Uint8Array {
-  return activeEngine().mergeSubtrees(MODE_HASH, undefined, node.subarray(0, 32), node.subarray(32, 64), root, 32);
+  return treeOps().mergeSubtrees(MODE_HASH, undefined, node.subarray(0, 32), node.subarray(32, 64), root, 32);
 }
 
 /** The root hash of a tree that is a single leaf: the plain BLAKE3 hash. */

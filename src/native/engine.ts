@@ -1,7 +1,7 @@
 // The native backend's hasher state: a handle on the official crate's
 // Hasher in the addon.
 
-import type { HasherEngine } from '../engine.js';
+import type { HasherEngine, TreeOps } from '../engine.js';
 import { BATCH } from '../hasher.js';
 import { addon, type NativeHasherHandle } from './addon.js';
 import { nativeContextKeys, nativeHashInto, offHeapKey, outputTarget } from './hash.js';
@@ -26,10 +26,6 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
     if (into !== out) out.set(into);
   },
   reset: (state) => state.reset(),
-  subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) => addon!.subtreeChainingValue(mode, offHeapKey(key), offsetLo, offsetHi, bytes),
-  mergeSubtrees: (mode, key, left, right, root, length) => addon!.mergeSubtrees(mode, offHeapKey(key), left, right, root, length, 0, 0),
-  chunkChainingValues: (mode, key, counterLo, counterHi, bytes) => addon!.chunkChainingValues(mode, offHeapKey(key), counterLo, counterHi, bytes),
-  parentChainingValues: (mode, key, records) => addon!.parentChainingValues(mode, offHeapKey(key), records),
   clone: (state) => state.clone(),
   // Frees now: V8 schedules the wrapper's collection by JS heap size alone,
   // which never counts this memory (10^6 disposed hashers reached 2.2 GB).
@@ -37,4 +33,12 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
   // A forgotten handle is freed with its JS object by napi's finalizer.
   track() {},
   untrack() {},
+};
+
+/** The tree operations through the addon (upstream's hazmat). */
+export const nativeTreeOps: TreeOps = {
+  subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) => addon!.subtreeChainingValue(mode, offHeapKey(key), offsetLo, offsetHi, bytes),
+  mergeSubtrees: (mode, key, left, right, root, length) => addon!.mergeSubtrees(mode, offHeapKey(key), left, right, root, length, 0, 0),
+  chunkChainingValues: (mode, key, counterLo, counterHi, bytes) => addon!.chunkChainingValues(mode, offHeapKey(key), counterLo, counterHi, bytes),
+  parentChainingValues: (mode, key, records) => addon!.parentChainingValues(mode, offHeapKey(key), records),
 };

@@ -7,11 +7,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { OneShots } from '../api.js';
 import { BACKEND_VARIABLE, type BackendPlatform, type InitOptions } from '../backend.js';
 import { loadAddon, loadFirstAddon } from '../native/addon.js';
-import { nativeEngine } from '../native/engine.js';
+import { nativeEngine, nativeTreeOps } from '../native/engine.js';
 import { nativeDeriveKey, nativeHash, nativeKeyedHash } from '../native/hash.js';
 import type { Flavour } from '../wasm/load.js';
 import { nativePackage, nativeTriple } from './native-package.js';
-import { routedEngine, routedOneShots } from './routing.js';
+import { routedEngine, routedOneShots, routedTreeOps } from './routing.js';
 
 export interface NodeInitOptions extends InitOptions {
   /** The addon file to load instead of the packaged one (also
@@ -77,7 +77,12 @@ export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => {
         const triple = nativeTriple();
         loadFirstAddon([{ package: nativePackage(triple) }, { file: packaged.localAddon }], triple);
       }
-      return { oneShots: nativeOneShots, engine: nativeEngine, routed: { oneShots: routedOneShots, engine: routedEngine } };
+      return {
+        oneShots: nativeOneShots,
+        engine: nativeEngine,
+        tree: nativeTreeOps,
+        routed: { oneShots: routedOneShots, engine: routedEngine, tree: routedTreeOps },
+      };
     },
   };
 };

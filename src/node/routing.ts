@@ -3,12 +3,12 @@
 // small input, and the official assembly (AVX-512/AVX2/SSE4.1/NEON) wins
 // once the input is large enough to pay for the call.
 
-import type { HasherEngine } from '../engine.js';
+import type { HasherEngine, TreeOps } from '../engine.js';
 import type { HashOptions, Input, LengthOption } from '../input.js';
-import { nativeEngine } from '../native/engine.js';
+import { nativeEngine, nativeTreeOps } from '../native/engine.js';
 import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from '../native/hash.js';
 import type { NativeHasherHandle } from '../native/addon.js';
-import { wasmEngine } from '../wasm/engine.js';
+import { wasmTreeOps } from '../wasm/subtree.js';
 import { deriveKey, hash, hashModeInto, keyedHash } from '../wasm/hash.js';
 
 /**
@@ -70,12 +70,13 @@ export const routedOneShots = { hash: routedHash, keyedHash: routedKeyedHash, de
 export const routedEngine: HasherEngine<NativeHasherHandle> = {
   ...nativeEngine,
   hashInto: (mode, key, bytes, out) => (goesNative(bytes.length) ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out)),
+};
+
+/** Subtree chaining values routed by size like hash(); merges and the
+ * batches on wasm: one compression (or four lanes of chunks) at a time,
+ * where a napi call costs more, and the crate hashes one chunk at a time. */
+export const routedTreeOps: TreeOps = {
+  ...wasmTreeOps,
   subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) =>
-    (goesNative(bytes.length) ? nativeEngine : wasmEngine).subtreeChainingValue(mode, key, offsetLo, offsetHi, bytes),
-  // One compression (or a few for long root output): a napi call costs more.
-  mergeSubtrees: wasmEngine.mergeSubtrees,
-  // Four chunks (or parents) at a time in wasm against the crate's one-chunk
-  // hazmat path behind a napi call.
-  chunkChainingValues: wasmEngine.chunkChainingValues,
-  parentChainingValues: wasmEngine.parentChainingValues,
+    (goesNative(bytes.length) ? nativeTreeOps : wasmTreeOps).subtreeChainingValue(mode, key, offsetLo, offsetHi, bytes),
 };

@@ -5,7 +5,6 @@ import type { HasherEngine } from '../engine.js';
 import { cloneSlot, core, fail, newSlot, keyArea } from './core.js';
 import { hashModeInto } from './hash.js';
 import { fillFromSlot, updateSlotBytes, updateSlotString, wasmContextKeys } from './slot-io.js';
-import { chunkChainingValues, mergeNonRoot, mergeRoot, parentChainingValues, subtreeChainingValueAt } from './subtree.js';
 
 /** Frees the slots of hashers and readers that were never disposed, once the
  * garbage collector has reclaimed them. */
@@ -36,10 +35,6 @@ export const wasmEngine: HasherEngine<number> = {
     if (code < 0) fail(code, 'hasher_reset');
   },
   clone: cloneSlot,
-  subtreeChainingValue: subtreeChainingValueAt,
-  chunkChainingValues,
-  parentChainingValues,
-  mergeSubtrees: (mode, key, left, right, root, length) => (root ? mergeRoot(mode, key, left, right, length) : mergeNonRoot(mode, key, left, right)),
   free(slot) {
     core!.hasher_free(slot);
   },

@@ -2,6 +2,7 @@
 // subtree at an input offset, and the merges of two chaining values (upstream
 // hazmat's set_input_offset, finalize_non_root, merge_subtrees_*).
 
+import type { TreeOps } from '../engine.js';
 import type { Mode } from '../modes.js';
 import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
 import { updateSlotBytes } from './slot-io.js';
@@ -118,3 +119,11 @@ export function rootFromPieces(
   const left = leftSubtreeLength(length);
   return mergeRoot(mode, key, cv(0, left), cv(left, length - left), outLength);
 }
+
+/** The tree operations on wasm (tree-ops.ts). */
+export const wasmTreeOps: TreeOps = {
+  subtreeChainingValue: subtreeChainingValueAt,
+  chunkChainingValues,
+  parentChainingValues,
+  mergeSubtrees: (mode, key, left, right, root, length) => (root ? mergeRoot(mode, key, left, right, length) : mergeNonRoot(mode, key, left, right)),
+};
