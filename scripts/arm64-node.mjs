@@ -2,7 +2,7 @@
 // linux-arm64-gnu addon on this x86-64 machine. Its .deb files are unpacked
 // into a folder (not installed: they would replace the x86-64 node), which
 // qemu then treats as the root for every absolute path the program opens.
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capture, root, run } from './lib.mjs';
@@ -39,6 +39,7 @@ export function installArm64Node(apt, say) {
   }
   run(apt[0], [...apt.slice(1), 'update']);
   const debs = mkdtempSync(join(tmpdir(), 'arm64-node-'));
+  mkdirSync(ARM64_ROOT, { recursive: true }); // dpkg -x makes the folder, not its parents
   try {
     say('arm64 node', `apt-get download ${PACKAGES.join(' ')}`);
     run(apt[0], [...apt.slice(1), 'download', ...PACKAGES], { cwd: debs });
