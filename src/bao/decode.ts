@@ -5,7 +5,7 @@
 
 import { toBytes } from '../input.js';
 import { equal } from './equal.js';
-import { parentNode, treeLevels } from './levels.js';
+import { isParent, treeLevels } from './levels.js';
 import { blockLength, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
 
 /** The encoding does not match the hash, or is malformed (truncated, extra
@@ -98,7 +98,7 @@ export function verifySubtree(
   if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
   for (let i = 0; i < parents.length; i += 3) {
     const [at, relative, length] = [parents[i]!, parents[i + 1]!, parents[i + 2]!];
-    if (!equal(tree.subarray(at, at + PARENT_LEN), parentNode(levels, relative, length, leftLength(length)))) {
+    if (!isParent(levels, relative, length, leftLength(length), tree, at)) {
       throw new BaoVerifyError(`the tree node above byte ${offset + relative} does not match the hash`);
     }
   }

@@ -4,7 +4,7 @@
 // leaf's bytes in place. The outboard encoding leaves the content out.
 
 import { checkOptions, toBytes, type Input } from '../input.js';
-import { parentNode, treeLevels } from './levels.js';
+import { treeLevels, writeParent } from './levels.js';
 import { blockLength, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
 
 export interface BaoEncodeOptions {
@@ -60,7 +60,7 @@ export function writePreOrder(levels: Uint8Array[], length: number, block: numbe
       return;
     }
     const left = leftLength(size);
-    out.set(parentNode(levels, offset, size, left), cursor);
+    writeParent(levels, offset, size, left, out, cursor);
     cursor += PARENT_LEN;
     subtree(offset, left);
     subtree(offset + left, size - left);

@@ -8,7 +8,7 @@ import { checkOptions, toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash } from './decode.js';
 import { encodeTree } from './encode.js';
 import { equal } from './equal.js';
-import { forEachParent, parentNode, treeLevels } from './levels.js';
+import { forEachParent, isParent, treeLevels, writeParent } from './levels.js';
 import { blockLength, PARENT_LEN, parentsLength } from './tree.js';
 
 export interface BaoTreeOptions {
@@ -56,7 +56,7 @@ export function baoTreeDecodeOutboard(
   if (!equal(found, root)) throw new BaoVerifyError('the content does not match the hash');
   let cursor = 0;
   forEachParent(data.length, block, post, (offset, size, left) => {
-    if (!equal(tree.subarray(cursor, cursor + PARENT_LEN), parentNode(levels, offset, size, left))) {
+    if (!isParent(levels, offset, size, left, tree, cursor)) {
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
     }
     cursor += PARENT_LEN;
@@ -69,7 +69,7 @@ function postOrder(content: Uint8Array, block: number, out: Uint8Array): Uint8Ar
   const { levels, top: root } = treeLevels(content);
   let cursor = 0;
   forEachParent(content.length, block, true, (offset, size, left) => {
-    out.set(parentNode(levels, offset, size, left), cursor);
+    writeParent(levels, offset, size, left, out, cursor);
     cursor += PARENT_LEN;
   });
   return root;
