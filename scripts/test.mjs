@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { CROSS, cargoBuildArgs } from './build-native.mjs';
 import { FLAVOURS } from './build-wasm.mjs';
 import { root, spawnCollect, table } from './lib.mjs';
@@ -157,7 +157,32 @@ async function vitest(name, projects, env = {}) {
     failed: json.numFailedTests ?? 0,
     skipped: (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0),
     error: r.error,
+    failures: failuresOf(json),
   };
+}
+
+/** Each failed test as `file > name: first line of its error`, for the summary at the end. */
+function failuresOf(json) {
+  const failures = [];
+  for (const file of json.testResults ?? []) {
+    const path = relative(root, file.name ?? '');
+    for (const t of file.assertionResults ?? []) {
+      if (t.status !== 'failed') continue;
+      const message = String(t.failureMessages?.[0] ?? '')
+        .split('\n')[0]
+        .slice(0, 300);
+      failures.push(`${path} > ${t.fullName ?? t.title}: ${message}`);
+    }
+    // A file that failed to load has no assertions, only a message.
+    if (file.status === 'failed' && !(file.assertionResults ?? []).length) {
+      failures.push(
+        `${path}: ${String(file.message ?? '')
+          .split('\n')[0]
+          .slice(0, 300)}`,
+      );
+    }
+  }
+  return failures;
 }
 
 function parseOnly(argv) {
@@ -200,6 +225,9 @@ console.log(
     ...results.map((r) => [r.label, r.ok ? 'ok' : 'FAILED', r.passed, r.failed, r.skipped, `${r.seconds.toFixed(1)}s`]),
   ])}\n`,
 );
+// Last, so that a log's tail names what failed.
+const failures = results.flatMap((r) => (r.failures ?? []).map((f) => `${r.label}: ${f}`));
+if (failures.length) console.log(`failed tests:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
 if (passed === 0) console.log('no test ran: counting that as a failure');
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exitCode = results.every((r) => r.ok) && failed === 0 && passed > 0 ? 0 : 1;
