@@ -21,6 +21,14 @@ const sharedNodeEntry = {
   },
 };
 
+/** Keeps the edge entries' import of their shared code (dist/edge.js). */
+const sharedEdgeCode = {
+  name: 'shared-edge-code',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/edge\.js$/ }, () => ({ path: './edge.js', external: true }));
+  },
+};
+
 /** Base64 of a built wasm flavour, for the inline entry (src/inline.ts). */
 const embedded = (flavour) => JSON.stringify(readFileSync(join(root, `wasm/blake3-kit-${flavour}.wasm`)).toString('base64'));
 
@@ -77,9 +85,10 @@ export async function bundle() {
         outfile: join(root, `dist/${name}.js`),
         platform: 'neutral',
         target: 'es2022',
-        plugins: [wasmImports(suffix)],
+        plugins: [wasmImports(suffix), sharedEdgeCode],
       }),
     ),
+    build({ ...common, entryPoints: [join(root, 'src/edge.ts')], outfile: join(root, 'dist/edge.js'), platform: 'neutral', target: 'es2022' }),
     // Hashing workers: dist/worker.js (module Web Worker) and dist/worker-node.js.
     build({
       ...common,
@@ -107,7 +116,9 @@ export async function bundle() {
     }),
   ]);
   const gzip = (file) => `${(gzipSync(readFileSync(join(root, 'dist', file)), { level: 9 }).length / 1024).toFixed(1)} KB gzip`;
-  console.error(`dist/inline.js: ${gzip('inline.js')} (both wasm flavours inside); dist/workerd.js: ${gzip('workerd.js')} + the .wasm`);
+  console.error(
+    `dist/inline.js: ${gzip('inline.js')} (both wasm flavours inside); dist/edge.js (workerd, edge-light): ${gzip('edge.js')} + the .wasm`,
+  );
 }
 
 if (isMain(import.meta.url)) await main(bundle);

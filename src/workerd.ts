@@ -10,23 +10,15 @@
 import scalarModule from '../wasm/blake3-kit-scalar.wasm';
 import simdModule from '../wasm/blake3-kit-simd.wasm';
 import type { Blake3 } from './api.js';
-import { initBackend, type InitOptions } from './backend.js';
-import type { Flavour, Platform } from './wasm/load.js';
+import type { InitOptions } from './backend.js';
+import { edgeInit } from './edge.js';
 
-export * from './api.js';
+export * from './edge.js';
 
-const compiled = (flavour: Flavour): WebAssembly.Module => (flavour === 'simd' ? simdModule : scalarModule);
-
-const edgePlatform: Platform = {
-  defaultSource: () => {
-    throw new Error('blake3-kit: the workerd/edge-light entry has no wasm file to locate');
-  },
-  load: (location) => fetch(location),
-};
+const initEdge = edgeInit((flavour) => (flavour === 'simd' ? simdModule : scalarModule));
 
 /** Instantiates the deploy-time compiled wasm once (later calls return the
  * same result) and resolves to the synchronous API. */
 export function init(options?: InitOptions): Promise<Blake3> {
-  if (typeof options !== 'object' || options === null) return initBackend(edgePlatform, options ?? { source: compiled });
-  return initBackend(edgePlatform, { ...options, source: options.source ?? compiled });
+  return initEdge(options);
 }
