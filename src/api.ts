@@ -11,6 +11,7 @@ export { backend, deriveKey, hash, keyedHash, type BackendChoice, type InitOptio
 
 export { Hasher, XofReader, createHasher } from './hasher.js';
 export { toHex } from './hex.js';
+export { hashMany, type HashManyOptions } from './many.js';
 export { BLAKE3_MULTIHASH, cid, cidBytes, type CidBase, equal, multihash, parseCid, parseMultihash, type ParsedCid, RAW_CODEC } from './cid.js';
 export { baoDecode, baoDecodeOutboard, BaoVerifyError } from './bao/decode.js';
 export { baoFetchRange, type BaoFetchOptions } from './bao/fetch.js';

@@ -5,7 +5,7 @@
 // Hasher takes the active engine (engine.ts).
 
 import { apiFor, wasmOneShots, type Blake3, type OneShots } from './api.js';
-import { useEngine, type HasherEngine, type TreeOps } from './engine.js';
+import { useEngine, type HasherEngine, type ManyOps, type TreeOps } from './engine.js';
 import { wasmEngine } from './wasm/engine.js';
 import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from './wasm/hash.js';
 import { loadWasm, type Backend, type Flavour, type Platform, type WasmBackend, type WasmSource } from './wasm/load.js';
@@ -33,7 +33,8 @@ export interface NativeBackend {
   oneShots: OneShots;
   engine: HasherEngine<unknown>;
   tree: TreeOps;
-  routed: { oneShots: OneShots; engine: HasherEngine<unknown>; tree: TreeOps };
+  many: ManyOps;
+  routed: { oneShots: OneShots; engine: HasherEngine<unknown>; tree: TreeOps; many: ManyOps };
 }
 
 /** What a platform adds to the wasm one: Node's addon and environment. */
@@ -146,17 +147,17 @@ async function start(platform: BackendPlatform, options: InitOptions, wanted: Re
       }
     }
   }
-  if (native !== undefined && wanted.wasm === 'none') return use('native', native.oneShots, native.engine, native.tree);
+  if (native !== undefined && wanted.wasm === 'none') return use('native', native.oneShots, native.engine, native.tree, native.many);
   const wasm = await loadWasm(platform, wanted.wasm === 'none' ? 'auto' : wanted.wasm, options.source);
   if (native === undefined) return use(wasm, wasmOneShots, wasmEngine);
-  return use(`native+${wasm}`, native.routed.oneShots, native.routed.engine, native.routed.tree);
+  return use(`native+${wasm}`, native.routed.oneShots, native.routed.engine, native.routed.tree, native.routed.many);
 }
 
-function use(chosen: Backend, oneShots: OneShots, engine: HasherEngine<unknown>, tree?: TreeOps): Blake3 {
+function use(chosen: Backend, oneShots: OneShots, engine: HasherEngine<unknown>, tree?: TreeOps, many?: ManyOps): Blake3 {
   hash = oneShots.hash;
   keyedHash = oneShots.keyedHash;
   deriveKey = oneShots.deriveKey;
-  useEngine(engine, tree);
+  useEngine(engine, tree, many);
   active = chosen;
   return apiFor(chosen, oneShots);
 }

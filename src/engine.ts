@@ -50,19 +50,38 @@ export interface TreeOps {
   parentChainingValues(mode: Mode, key: Uint8Array | undefined, records: Uint8Array): Uint8Array;
 }
 
+/** The inputs of a hashMany call, checked: one buffer of `itemLength`-byte
+ * inputs, or separate inputs. */
+export type ManyInputs = { readonly data: Uint8Array; readonly itemLength: number } | { readonly items: readonly Uint8Array[] };
+
+/** What hashMany needs of a backend; apart from the hasher engine for the
+ * same reason as TreeOps. */
+export interface ManyOps {
+  /** `length` bytes of output for each input, one after another, into all
+   * of `out` (checked: count x length bytes). */
+  hashMany(mode: Mode, key: Uint8Array | undefined, inputs: ManyInputs, length: number, out: Uint8Array): void;
+}
+
 let active: HasherEngine | undefined;
 let nativeTree: TreeOps | undefined;
+let nativeMany: ManyOps | undefined;
 
 /** The engine of the backend in use; throws before init(). */
 export function activeEngine(): HasherEngine {
   return active ?? notInitialized();
 }
 
-/** Called by init() once a backend is chosen; `tree` is left undefined
- * where wasm serves the tree operations. */
-export function useEngine(engine: HasherEngine, tree?: TreeOps): void {
+/** Called by init() once a backend is chosen; `tree` and `many` are left
+ * undefined where wasm serves those operations. */
+export function useEngine(engine: HasherEngine, tree?: TreeOps, many?: ManyOps): void {
   active = engine;
   nativeTree = tree;
+  nativeMany = many;
+}
+
+/** The native backend's hashMany, if it serves it. */
+export function nativeManyOps(): ManyOps | undefined {
+  return nativeMany;
 }
 
 /** The native backend's tree operations, if it serves them. */

@@ -173,6 +173,14 @@ export function checkIntact(bytes: Uint8Array, length: number, name: string): vo
   }
 }
 
+/** Whether two byte views share any byte of memory. */
+export function sharesBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (typedArrayBuffer.call(a) !== typedArrayBuffer.call(b)) return false;
+  const aStart = typedArrayOffset.call(a) as number;
+  const bStart = typedArrayOffset.call(b) as number;
+  return aStart < bStart + (typedArrayLength.call(b) as number) && bStart < aStart + (typedArrayLength.call(a) as number);
+}
+
 /** Whether a view's bytes live in a SharedArrayBuffer, which can grow but
  * never shrink or detach: other threads may read it without a copy. */
 export function inSharedMemory(bytes: Uint8Array): boolean {
@@ -187,7 +195,7 @@ export function inSharedMemory(bytes: Uint8Array): boolean {
 
 /** Inputs to hash take strings; outputs and hex sources don't. */
 function acceptsStrings(name: string): boolean {
-  return name === 'input' || name === 'chunk';
+  return name === 'input' || name === 'chunk' || name.startsWith('inputs[');
 }
 
 /** Options must be plain objects: a key passed where options go

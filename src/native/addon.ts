@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** Must equal the addon's `abiVersion()` (crate/node/src/lib.rs). */
-export const NATIVE_ABI_VERSION = 3;
+export const NATIVE_ABI_VERSION = 4;
 
 /** The official crate's Hasher behind a napi class. */
 export interface NativeHasherHandle {
@@ -58,6 +58,15 @@ export interface NativeAddon {
   ): Uint8Array;
   chunkChainingValues(mode: number, key: Uint8Array | null | undefined, counterLo: number, counterHi: number, input: Uint8Array): Uint8Array;
   parentChainingValues(mode: number, key: Uint8Array | null | undefined, records: Uint8Array): Uint8Array;
+  hashMany(
+    mode: number,
+    key: Uint8Array | null | undefined,
+    data: Uint8Array,
+    itemLength: number,
+    ends: Uint32Array | undefined,
+    outLength: number,
+    out: Uint8Array,
+  ): void;
   NativeHasher: new (mode: number, key?: Uint8Array | null) => NativeHasherHandle;
 }
 

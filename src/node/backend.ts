@@ -8,10 +8,11 @@ import type { OneShots } from '../api.js';
 import { BACKEND_VARIABLE, type BackendPlatform, type InitOptions } from '../backend.js';
 import { loadAddon, loadFirstAddon } from '../native/addon.js';
 import { nativeEngine, nativeTreeOps } from '../native/engine.js';
+import { nativeManyOps } from '../native/many.js';
 import { nativeDeriveKey, nativeHash, nativeKeyedHash } from '../native/hash.js';
 import type { Flavour } from '../wasm/load.js';
 import { nativePackage, nativeTriple } from './native-package.js';
-import { routedEngine, routedOneShots, routedTreeOps } from './routing.js';
+import { routedEngine, routedManyOps, routedOneShots, routedTreeOps } from './routing.js';
 
 export interface NodeInitOptions extends InitOptions {
   /** The addon file to load instead of the packaged one (also
@@ -81,7 +82,8 @@ export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => {
         oneShots: nativeOneShots,
         engine: nativeEngine,
         tree: nativeTreeOps,
-        routed: { oneShots: routedOneShots, engine: routedEngine, tree: routedTreeOps },
+        many: nativeManyOps,
+        routed: { oneShots: routedOneShots, engine: routedEngine, tree: routedTreeOps, many: routedManyOps },
       };
     },
   };

@@ -3,11 +3,13 @@
 // small input, and the official assembly (AVX-512/AVX2/SSE4.1/NEON) wins
 // once the input is large enough to pay for the call.
 
-import type { HasherEngine, TreeOps } from '../engine.js';
+import type { HasherEngine, ManyOps, TreeOps } from '../engine.js';
 import type { HashOptions, Input, LengthOption } from '../input.js';
 import { nativeEngine, nativeTreeOps } from '../native/engine.js';
 import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from '../native/hash.js';
 import type { NativeHasherHandle } from '../native/addon.js';
+import { nativeManyOps } from '../native/many.js';
+import { wasmManyOps } from '../wasm/many.js';
 import { wasmTreeOps } from '../wasm/subtree.js';
 import { deriveKey, hash, hashModeInto, keyedHash } from '../wasm/hash.js';
 
@@ -79,4 +81,16 @@ export const routedTreeOps: TreeOps = {
   ...wasmTreeOps,
   subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) =>
     (goesNative(bytes.length) ? nativeTreeOps : wasmTreeOps).subtreeChainingValue(mode, key, offsetLo, offsetHi, bytes),
+};
+
+/** Batches of up to this many bytes stay on wasm: one napi call costs
+ * ~350 ns, about what wasm takes to hash 256 bytes. MANY_NATIVE_FROM. */
+const MANY_NATIVE_FROM = 2 * 1024;
+
+/** hashMany on native once the batch pays for the call. */
+export const routedManyOps: ManyOps = {
+  hashMany(mode, key, inputs, length, out) {
+    const bytes = 'data' in inputs ? inputs.data.length : inputs.items.reduce((sum, item) => sum + item.length, 0);
+    (bytes >= MANY_NATIVE_FROM ? nativeManyOps : wasmManyOps).hashMany(mode, key, inputs, length, out);
+  },
 };

@@ -108,8 +108,8 @@ const bigFile = file('big.bin', big);
 
 describe('the addon', () => {
   it('has the ABI version the loader expects', () => {
-    expect(b.abiVersion()).toBe(3);
-    expect(NATIVE_ABI_VERSION).toBe(3);
+    expect(b.abiVersion()).toBe(4);
+    expect(NATIVE_ABI_VERSION).toBe(4);
   });
 
   it('names the kernels this CPU allows, as the kernel reports them', () => {

@@ -74,6 +74,15 @@ impl Pool {
             .as_ref()
     }
 
+    /// The pool's threads for work on `bytes` bytes, where they pay (from
+    /// `RAYON_MIN`) and the pool has any.
+    pub(crate) fn rayon_for(&self, bytes: usize) -> Option<&rayon::ThreadPool> {
+        if bytes < RAYON_MIN {
+            return None;
+        }
+        self.rayon()
+    }
+
     /// `hasher.update(bytes)`, on the pool's threads when it pays.
     pub fn update(&self, hasher: &mut Hasher, bytes: &[u8]) {
         if bytes.len() >= RAYON_MIN {

@@ -18,7 +18,7 @@ use crate::tasks::{signal, FileTask};
 pub use hasher::NativeHasher;
 
 /// Bumped on any change the loader must know about: it refuses other versions.
-const ABI_VERSION: u32 = 3;
+const ABI_VERSION: u32 = 4;
 
 /// The largest output we hand back as one Uint8Array (Node 20's
 /// buffer.constants.MAX_LENGTH is 2^32).
@@ -86,6 +86,60 @@ pub fn hash_into(env: &Env, mode: f64, key: Option<Uint8ArraySlice>, input: Uint
     // SAFETY: `input` and `key` are no longer used.
     unsafe { out.as_mut() }.copy_from_slice(&tmp);
     Ok(())
+}
+
+/// Many inputs in one call: `data` holds them back to back, each
+/// `itemLength` bytes, or ending where `ends` says; each gets `outLength`
+/// bytes of output, one after another in `out`. Checked before anything is
+/// written: a failed call leaves `out` as it was.
+#[allow(clippy::too_many_arguments)]
+#[napi(catch_unwind)]
+pub fn hash_many(
+    env: &Env,
+    mode: f64,
+    key: Option<Uint8ArraySlice>,
+    data: Uint8ArraySlice,
+    item_length: f64,
+    ends: Option<Uint32ArraySlice>,
+    out_length: f64,
+    mut out: Uint8ArraySlice,
+) -> Result<()> {
+    let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+    let out_len = integer(env, "outLength", out_length, MAX_OUT)? as usize;
+    let key = key.as_deref();
+    let data = &data[..];
+    let ends = ends.as_deref();
+    let items = match ends {
+        Some(ends) => kit::Items::ends(data, ends),
+        None => {
+            let len = integer(env, "itemLength", item_length, MAX_OUT)? as usize;
+            let count = data.len().checked_div(len).unwrap_or(0);
+            kit::Items::equal(data, len, count)
+        }
+    }
+    .map_err(|e| invalid_arg(env, e))?;
+    let overlaps = ranges_overlap(data, &out)
+        || key.is_some_and(|k| ranges_overlap(k, &out))
+        || ends.is_some_and(|e| ranges_overlap(bytes_of(e), &out));
+    if !overlaps {
+        // SAFETY: checked above: no other live reference sees these bytes.
+        let out = unsafe { out.as_mut() };
+        return kit::hash_many(mode, key, &items, out_len, out).map_err(|e| invalid_arg(env, e));
+    }
+    let mut tmp = Vec::new();
+    if tmp.try_reserve_exact(out.len()).is_err() {
+        return Err(range_error(env, format!("cannot allocate {} bytes of output", out.len())));
+    }
+    tmp.resize(out.len(), 0);
+    kit::hash_many(mode, key, &items, out_len, &mut tmp).map_err(|e| invalid_arg(env, e))?;
+    // SAFETY: `data`, `key` and `ends` are no longer used.
+    unsafe { out.as_mut() }.copy_from_slice(&tmp);
+    Ok(())
+}
+
+fn bytes_of(words: &[u32]) -> &[u8] {
+    // SAFETY: the same memory, viewed as bytes (u8 has no alignment).
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast(), std::mem::size_of_val(words)) }
 }
 
 /// The non-root chaining value of `input`, which starts at byte

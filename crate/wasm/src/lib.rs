@@ -24,6 +24,7 @@ use core::cell::UnsafeCell;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 pub mod kernel;
+pub mod many;
 pub mod memory;
 pub mod slots;
 #[cfg(test)]
@@ -59,7 +60,7 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
@@ -324,6 +325,32 @@ exports! {
         if pairs as usize > STAGING_LEN / 64 { return E_LENGTH }
         let Some(records) = staged(pairs * 64) else { return E_LENGTH };
         parent_cvs_in_place(Kernel::detect(), records, &key, flags) as i32
+    }
+
+    /// Many inputs in one call: `count` inputs staged back to back from byte
+    /// 0, each `item_len` bytes, or, when `item_len` is `u32::MAX`, ending
+    /// where the `count` little-endian u32s staged at `ends_at` say. Writes
+    /// `out_len` bytes of output for each, one after another, from `out_at`.
+    /// The inputs, the ends and the output must not overlap, in that order.
+    pub fn hash_many(mode: u32, count: u32, item_len: u32, ends_at: u32, out_at: u32, out_len: u32) -> i32 {
+        let Some((key, flags)) = mode_key(mode) else { return E_MODE };
+        let (count, ends_at, out_at) = (count as usize, ends_at as usize, out_at as usize);
+        // At most a staging buffer's worth: also bounds the checks' loop.
+        if count > STAGING_LEN { return E_LENGTH }
+        let Some(out_end) = count.checked_mul(out_len as usize).and_then(|n| n.checked_add(out_at)) else { return E_LENGTH };
+        let Some(staging) = staged(STAGING_LEN as u32) else { return E_LENGTH };
+        if ends_at > out_at || out_end > STAGING_LEN { return E_LENGTH }
+        let Some((inputs, out)) = staging.split_at_mut_checked(out_at) else { return E_LENGTH };
+        let items = if item_len == u32::MAX {
+            let (Some(data), Some(ends)) = (inputs.get(..ends_at), inputs.get(ends_at..ends_at + 4 * count)) else { return E_LENGTH };
+            many::Items::Ends { data, ends }
+        } else {
+            let Some(data) = count.checked_mul(item_len as usize).and_then(|n| inputs.get(..n)) else { return E_LENGTH };
+            many::Items::Equal { data, len: item_len as usize }
+        };
+        if (0..count).any(|i| items.get(i).is_none()) { return E_LENGTH }
+        many::hash_many(Kernel::detect(), &items, count, &key, flags, out_len as usize, out);
+        OK
     }
 
     /// Merges the two staged chaining values as the root of the whole tree and

@@ -567,3 +567,62 @@ fn batch_exports_reject_bad_arguments() {
     assert_eq!(parent_cvs(MODE_HASH, u32::MAX), E_LENGTH);
     assert_eq!(parent_cvs(MODE_HASH, 0), 0);
 }
+
+#[test]
+fn hash_many_matches_official_for_equal_and_mixed_lengths() {
+    let _guard = lock();
+    for mode in MODES {
+        for (len, count) in [(0, 3), (1, 5), (64, 9), (1024, 6), (4096, 5), (3072, 4), (100, 2)] {
+            for out_len in [32usize, 7, 100] {
+                let official = prepare(mode);
+                let data: Vec<u8> = (0..len * count).map(|i| (i * 7 % 253) as u8).collect();
+                let out_at = len * count;
+                stage(&data);
+                assert_eq!(hash_many(mode, count as u32, len as u32, 0, out_at as u32, out_len as u32), OK);
+                let out = read_staged(out_at + count * out_len)[out_at..].to_vec();
+                for i in 0..count {
+                    let mut hasher = official.clone();
+                    hasher.update(&data[i * len..(i + 1) * len]);
+                    assert_eq!(out[i * out_len..(i + 1) * out_len], official_xof(&hasher, 0, out_len), "mode {mode} len {len} item {i}");
+                }
+            }
+        }
+    }
+    // Mixed: the ends after the data, the output after the ends.
+    let lens = [64usize, 64, 0, 5000, 1024, 1024, 1024, 1024, 1025];
+    let data = input(lens.iter().sum());
+    let mut staged_bytes = data.clone();
+    let mut end = 0u32;
+    for len in lens {
+        end += len as u32;
+        staged_bytes.extend_from_slice(&end.to_le_bytes());
+    }
+    stage(&staged_bytes);
+    let out_at = staged_bytes.len() as u32;
+    assert_eq!(hash_many(MODE_HASH, lens.len() as u32, u32::MAX, data.len() as u32, out_at, 32), OK);
+    let out = read_staged(out_at as usize + 32 * lens.len())[out_at as usize..].to_vec();
+    let mut start = 0;
+    for (i, len) in lens.iter().enumerate() {
+        assert_eq!(out[32 * i..32 * i + 32], *blake3::hash(&data[start..start + len]).as_bytes(), "item {i}");
+        start += len;
+    }
+}
+
+#[test]
+fn hash_many_rejects_bad_layouts() {
+    let _guard = lock();
+    let n = STAGING_LEN as u32;
+    assert_eq!(hash_many(3, 1, 1, 0, 1, 32), E_MODE);
+    assert_eq!(hash_many(MODE_HASH, 2, 1024, 0, 1024, 32), E_LENGTH); // data runs into the output
+    assert_eq!(hash_many(MODE_HASH, 2, 32, 0, n - 32, 32), E_LENGTH); // output past the end
+    assert_eq!(hash_many(MODE_HASH, u32::MAX, 0, 0, 0, 0), E_LENGTH);
+    assert_eq!(hash_many(MODE_HASH, 1 << 20, 0, 0, 0, 32), E_LENGTH);
+    assert_eq!(hash_many(MODE_HASH, 2, u32::MAX, 100, 104, 32), E_LENGTH); // ends run into the output
+    stage(&[0; 8]);
+    staged(16).unwrap()[8..16].copy_from_slice(&[9, 0, 0, 0, 5, 0, 0, 0]);
+    assert_eq!(hash_many(MODE_HASH, 2, u32::MAX, 8, 16, 32), E_LENGTH); // an end past the data
+    staged(16).unwrap()[8..16].copy_from_slice(&[5, 0, 0, 0, 4, 0, 0, 0]);
+    assert_eq!(hash_many(MODE_HASH, 2, u32::MAX, 8, 16, 32), E_LENGTH); // ends out of order
+    staged(16).unwrap()[8..16].copy_from_slice(&[5, 0, 0, 0, 8, 0, 0, 0]);
+    assert_eq!(hash_many(MODE_HASH, 2, u32::MAX, 8, 16, 32), OK);
+}

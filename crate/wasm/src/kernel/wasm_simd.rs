@@ -247,6 +247,25 @@ unsafe fn hash4(
     }
 }
 
+/// `hash4` of four separate inputs, all at `counter` (chunk `counter` of
+/// each, or parents and roots at 0).
+///
+/// # Safety
+/// As `hash4`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn hash4_same_counter(
+    inputs: &[*const u8; DEGREE],
+    blocks: usize,
+    key: &Words,
+    counter: u64,
+    flags: u32,
+    flags_start: u32,
+    flags_end: u32,
+    out: *mut Words,
+) {
+    unsafe { hash4(inputs, blocks, key, counter, false, flags, flags_start, flags_end, out) }
+}
+
 pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, flags: u32, out: &mut [Words]) {
     let mut groups = chunks.as_chunks::<DEGREE>().0.iter().zip(out.as_chunks_mut::<DEGREE>().0);
     let mut done = 0;

@@ -1,0 +1,80 @@
+// hashMany: many inputs in one call, hashed side by side in SIMD lanes by
+// the backend in use. Apart from the hasher, so a page that only hashes
+// bundles none of it.
+
+import { activeEngine, nativeManyOps, type ManyInputs } from './engine.js';
+import { checkIntact, checkOptions, outputLength, sharesBytes, toBytes, type HashOptions, type Input } from './input.js';
+import { modeOf } from './modes.js';
+import { wasmManyOps } from './wasm/many.js';
+
+export interface HashManyOptions extends HashOptions {
+  /** With one buffer of inputs: each input's length in bytes (the buffer
+   * holds a whole number of them). */
+  itemLength?: number;
+  /** Where the digests go (at least inputs x length bytes) instead of a new
+   * array. Nothing is written if the call fails. */
+  into?: ArrayBufferView | ArrayBufferLike;
+}
+
+const encoder = new TextEncoder();
+
+/** The inputs, with each one's length when it was checked. */
+type CheckedInputs = ManyInputs & { readonly lengths: readonly number[] };
+
+function manyInputs(inputs: unknown, itemLength: unknown): CheckedInputs {
+  if (Array.isArray(inputs)) {
+    if (itemLength !== undefined) throw new TypeError('blake3-kit: options.itemLength is for one buffer of inputs, not an array of them');
+    const items: Uint8Array[] = new Array(inputs.length);
+    for (let i = 0; i < items.length; i++) {
+      const item: unknown = inputs[i];
+      items[i] = typeof item === 'string' ? encoder.encode(item) : toBytes(item, `inputs[${i}]`);
+    }
+    return { items, lengths: items.map((item) => item.length) };
+  }
+  const data = toBytes(inputs, 'inputs');
+  if (itemLength === undefined) {
+    throw new TypeError('blake3-kit: inputs must be an array of inputs, or one buffer with options.itemLength');
+  }
+  if (typeof itemLength !== 'number') throw new TypeError(`blake3-kit: options.itemLength must be a number; got ${typeof itemLength}`);
+  if (!Number.isInteger(itemLength) || itemLength < 1 || data.length % itemLength !== 0) {
+    throw new RangeError(
+      `blake3-kit: options.itemLength must be a positive integer that divides the ${data.length} bytes of inputs; got ${itemLength}`,
+    );
+  }
+  return { data, itemLength, lengths: [data.length] };
+}
+
+/**
+ * BLAKE3 of each of many inputs, in one call: their digests one after
+ * another (`length` bytes each, 32 by default) in one array. `inputs` is an
+ * array of inputs, or one buffer of `options.itemLength`-byte inputs (4 KiB
+ * blocks, say). `options.key` and `options.context` choose the mode as in
+ * `hash()`. Inputs of one length are hashed side by side in SIMD lanes.
+ */
+export function hashMany(inputs: readonly Input[] | ArrayBufferView | ArrayBufferLike, options?: HashManyOptions): Uint8Array {
+  const engine = activeEngine();
+  checkOptions(options, 'options');
+  // Each option read once, before the inputs are: a getter that runs later
+  // could detach an input already checked.
+  const { itemLength, length: lengthOption, into: intoOption, key, context } = options ?? {};
+  const batch = manyInputs(inputs, itemLength);
+  const length = outputLength(lengthOption, 'options.length');
+  const count = 'data' in batch ? batch.data.length / batch.itemLength : batch.items.length;
+  const size = count * length;
+  const into = intoOption === undefined ? undefined : toBytes(intoOption, 'options.into');
+  if (into !== undefined && into.length < size) {
+    throw new RangeError(`blake3-kit: options.into must hold ${count} x ${length} = ${size} bytes; it has ${into.length}`);
+  }
+  const { mode, key: modeKey } = modeOf(key === undefined && context === undefined ? undefined : { key, context }, 'options', engine.contextKey);
+  // An array's element getters ran after earlier elements were checked.
+  const items = 'data' in batch ? [batch.data] : batch.items;
+  for (let i = 0; i < items.length; i++) checkIntact(items[i]!, batch.lengths[i]!, 'data' in batch ? 'inputs' : `inputs[${i}]`);
+  // Digests written over inputs not yet hashed would change them: such an
+  // `into` gets them once all are done.
+  const direct = into !== undefined && !items.some((item) => sharesBytes(item, into));
+  const out = direct ? into.subarray(0, size) : new Uint8Array(size);
+  if (count > 0) (nativeManyOps() ?? wasmManyOps).hashMany(mode, modeKey, batch, length, out);
+  if (into === undefined) return out;
+  if (!direct) into.set(out);
+  return into.length === size ? into : into.subarray(0, size);
+}

@@ -1,0 +1,74 @@
+// hashMany on wasm: as many inputs as fit the staging buffer per call, with
+// their digests (crate/wasm/src/many.rs hashes them four lanes wide).
+
+import type { ManyInputs, ManyOps } from '../engine.js';
+import type { Mode } from '../modes.js';
+import { core, fail, keyArea, staging, stagingLen } from './core.js';
+import { hashModeInto } from './hash.js';
+
+/** crate/wasm's `hash_many` takes its inputs' ends from the staging
+ * buffer when the item length is this. */
+const ENDS = 0xffffffff;
+/** Longer outputs are each a one-shot: a batch of them would hardly fit. */
+const MAX_BATCHED_OUTPUT = 1024;
+
+function run(mode: Mode, count: number, itemLength: number, endsAt: number, outAt: number, length: number, out: Uint8Array, done: number): void {
+  const code = core!.hash_many(mode, count, itemLength, endsAt, outAt, length);
+  if (code < 0) fail(code, 'hash_many');
+  out.set(staging.subarray(outAt, outAt + count * length), done * length);
+}
+
+function equalLengths(mode: Mode, key: Uint8Array | undefined, data: Uint8Array, itemLength: number, length: number, out: Uint8Array): void {
+  const count = data.length / itemLength;
+  const perCall = Math.floor(stagingLen / (itemLength + length));
+  for (let i = 0; i < count; ) {
+    if (perCall === 0 || length > MAX_BATCHED_OUTPUT) {
+      hashModeInto(mode, key, data.subarray(i * itemLength, (i + 1) * itemLength), out.subarray(i * length, (i + 1) * length));
+      i++;
+      continue;
+    }
+    const n = Math.min(perCall, count - i);
+    if (key !== undefined) keyArea.set(key);
+    staging.set(data.subarray(i * itemLength, (i + n) * itemLength));
+    run(mode, n, itemLength, 0, n * itemLength, length, out, i);
+    i += n;
+  }
+}
+
+function separate(mode: Mode, key: Uint8Array | undefined, items: readonly Uint8Array[], length: number, out: Uint8Array): void {
+  for (let i = 0; i < items.length; ) {
+    // Gather inputs while they, their ends (4 bytes each) and their digests fit.
+    let n = 0;
+    let bytes = 0;
+    while (i + n < items.length && length <= MAX_BATCHED_OUTPUT) {
+      const next = bytes + items[i + n]!.length;
+      if (next + (n + 1) * (4 + length) + 3 > stagingLen) break;
+      bytes = next;
+      n++;
+    }
+    if (n === 0) {
+      hashModeInto(mode, key, items[i]!, out.subarray(i * length, (i + 1) * length));
+      i++;
+      continue;
+    }
+    if (key !== undefined) keyArea.set(key);
+    const view = new DataView(staging.buffer, staging.byteOffset, stagingLen);
+    const endsAt = (bytes + 3) & ~3;
+    let end = 0;
+    for (let j = 0; j < n; j++) {
+      const item = items[i + j]!;
+      staging.set(item, end);
+      end += item.length;
+      view.setUint32(endsAt + 4 * j, end, true);
+    }
+    run(mode, n, ENDS, endsAt, endsAt + 4 * n, length, out, i);
+    i += n;
+  }
+}
+
+export const wasmManyOps: ManyOps = {
+  hashMany(mode, key, inputs: ManyInputs, length, out) {
+    if ('data' in inputs) equalLengths(mode, key, inputs.data, inputs.itemLength, length, out);
+    else separate(mode, key, inputs.items, length, out);
+  },
+};
