@@ -43,7 +43,8 @@ export function run(cmd, args = [], { cwd = root, env } = {}) {
 
 /** Run a command and capture its output; `null` if the command does not exist. */
 export function capture(cmd, args = [], { cwd = root } = {}) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
+  // Large outputs (wasm-opt --print of a module runs past 1 MiB) need more than spawnSync's default buffer.
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.error?.code === 'ENOENT') return null;
   return { ok: r.status === 0, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
