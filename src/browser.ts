@@ -42,6 +42,7 @@ const browserParallel = () =>
     spawn: typeof Worker === 'function' ? spawnWorker : undefined,
     concurrency: () => globalThis.navigator?.hardwareConcurrency ?? 1,
     sharedMemory: () => globalThis.crossOriginIsolated === true,
+    workersReadBlobs: true,
   }));
 
 /** BLAKE3 of a large in-memory input, hashed across Web Workers. */

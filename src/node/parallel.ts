@@ -26,4 +26,5 @@ export const nodeParallel = parallelApi({
   spawn: spawnThread,
   concurrency: availableParallelism,
   sharedMemory: () => true,
+  workersReadBlobs: false,
 });

@@ -17,7 +17,7 @@ import { readSource, chunkBytes, type SourceIterator, type StreamSource } from '
 import { rootFromPieces } from '../wasm/subtree.js';
 import { pieceBuffers } from './buffers.js';
 import { PoolLifecycle, type ParallelPlatform } from './lifecycle.js';
-import { blobPieces, bytesPieces, rangePieces, streamPieces, type RangeReader, type SmallStream } from './pieces.js';
+import { blobPieces, blobSlices, bytesPieces, rangePieces, streamPieces, type RangeReader, type SmallStream } from './pieces.js';
 import { abortable } from './promises.js';
 import { pieceLengthFor, streamPieceLength, type ParallelSettings } from './settings.js';
 import { PIECES_PER_WORKER, runTree, type TreeMode } from './tree.js';
@@ -91,7 +91,11 @@ async function hashBlob(lifecycle: PoolLifecycle, blob: Blob, options: ParallelO
   const workers = lifecycle.poolFor(total);
   const pieceLength = workers ? pieceLengthFor(lifecycle.settings, total, workers.size) : total;
   if (!workers || total <= pieceLength) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), signal)), options);
-  const pieces = blobPieces(blob, total, pieceLength, workers.size * PIECES_PER_WORKER, signal);
+  // Workers read their own slices where they can: the reads run in parallel
+  // and off this thread, and this thread holds none of the bytes.
+  const pieces = lifecycle.workersReadBlobs
+    ? blobSlices(blob, total, pieceLength)
+    : blobPieces(blob, total, pieceLength, workers.size * PIECES_PER_WORKER, signal);
   const { cvs } = await runTree(tree, pieces, options, total, workers, undefined);
   return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, total, outLength);
 }

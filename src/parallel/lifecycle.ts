@@ -13,6 +13,10 @@ export interface ParallelPlatform {
   concurrency: () => number;
   /** Whether SharedArrayBuffer can be posted to workers here. */
   sharedMemory: () => boolean;
+  /** Whether workers read Blob slices themselves. Not in Node: a worker
+   * reading a file-backed Blob (fs.openAsBlob) posted to it aborts the
+   * process in Node 20 (FATAL ERROR: HandleScope::CreateHandle). */
+  workersReadBlobs: boolean;
 }
 
 export class PoolLifecycle {
@@ -23,6 +27,10 @@ export class PoolLifecycle {
 
   constructor(platform: ParallelPlatform) {
     this.#platform = platform;
+  }
+
+  get workersReadBlobs(): boolean {
+    return this.#platform.workersReadBlobs;
   }
 
   get settings(): Settings {

@@ -44,6 +44,15 @@ export async function* blobPieces(
   }
 }
 
+/** A Blob or File as slices for the workers to read: a Blob posts to a
+ * worker without its bytes. If a worker is lost, this thread reads the
+ * slice. */
+export async function* blobSlices(blob: Blob, total: number, pieceLength: number): AsyncGenerator<Piece> {
+  for (let offset = 0; offset < total; offset += pieceLength) {
+    yield { bytes: blob.slice(offset, offset + pieceLength), shared: true, recompute: () => readSlice(blob, offset, pieceLength) };
+  }
+}
+
 /** Starts reads from `offset` until `ahead` are pending; returns the offset
  * the next read starts at. */
 function readAhead(blob: Blob, reads: Promise<Uint8Array>[], offset: number, total: number, pieceLength: number, ahead: number): number {

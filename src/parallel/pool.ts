@@ -35,7 +35,8 @@ export interface JobSpec {
   mode: Mode;
   key: Uint8Array | undefined;
   offset: number;
-  bytes: Uint8Array;
+  /** The piece, or a Blob slice the worker reads. */
+  bytes: Uint8Array | Blob;
   /** Move `bytes` to the worker (it comes back with the result). */
   transfer: boolean;
   /** Computes the same chaining value on this thread if the worker is lost. */
@@ -50,7 +51,7 @@ export interface JobResult {
 
 interface Job extends JobSpec {
   id: number;
-  /** `bytes.length` when posted: moved bytes read as empty here after. */
+  /** The piece's size when posted: moved bytes read as empty here after. */
   length: number;
   timer?: ReturnType<typeof setTimeout>;
   resolve(result: JobResult): void;
@@ -100,7 +101,7 @@ export class WorkerPool {
 
   run(spec: JobSpec): Promise<JobResult> {
     return new Promise<JobResult>((resolve, reject) => {
-      const job: Job = { ...spec, id: this.#nextId++, length: spec.bytes.length, resolve, reject };
+      const job: Job = { ...spec, id: this.#nextId++, length: sizeOf(spec.bytes), resolve, reject };
       if (this.#terminated) return reject(new Error('blake3-kit: the worker pool was terminated'));
       if (this.#broken) return this.#fallBack(job, this.#broken);
       this.#queue.push(job);
@@ -155,7 +156,10 @@ export class WorkerPool {
       job.timer = setTimeout(() => this.#onFailure(member, new Error(`no answer within ${limit} ms`)), limit);
       (job.timer as { unref?: () => void }).unref?.();
       const { id, mode, key, offset, bytes, transfer } = job;
-      member.handle.post({ type: 'job', id, mode, key, offset, bytes, returnBytes: transfer }, transfer ? [bytes.buffer as ArrayBuffer] : []);
+      member.handle.post(
+        { type: 'job', id, mode, key, offset, bytes, returnBytes: transfer },
+        transfer ? [(bytes as Uint8Array).buffer as ArrayBuffer] : [],
+      );
     }
   }
 
@@ -258,6 +262,11 @@ export class WorkerPool {
 }
 
 const CV_LENGTH = 32;
+
+/** A piece's size in bytes: a Blob slice's too. */
+export function sizeOf(piece: Uint8Array | Blob): number {
+  return piece instanceof Uint8Array ? piece.length : piece.size;
+}
 
 /** What is wrong with a worker's message, or undefined if nothing is. */
 function malformed(message: FromWorker, member: Member): string | undefined {

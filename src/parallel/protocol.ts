@@ -12,7 +12,8 @@ export type ToWorker =
       /** The key, or derive_key's context key; absent in hash mode. */
       key: Uint8Array | undefined;
       offset: number;
-      bytes: Uint8Array;
+      /** The piece, or a slice of a Blob for the worker to read itself. */
+      bytes: Uint8Array | Blob;
       /** Send `bytes` back (transferred) with the result, for reuse. */
       returnBytes: boolean;
     };

@@ -18,12 +18,19 @@ export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => v
       return;
     }
     const { id, mode, key, offset, bytes, returnBytes } = message;
-    try {
-      const cv = subtreeChainingValue(mode, key, offset, bytes);
-      if (returnBytes) post({ type: 'done', id, cv, bytes }, [bytes.buffer as ArrayBuffer]);
-      else post({ type: 'done', id, cv, bytes: undefined });
-    } catch (error) {
-      post({ type: 'failed', id, message: String((error as Error)?.message ?? error) });
-    }
+    const failed = (error: unknown) => post({ type: 'failed', id, message: String((error as Error)?.message ?? error) });
+    const answer = (piece: Uint8Array) => {
+      try {
+        const cv = subtreeChainingValue(mode, key, offset, piece);
+        if (returnBytes) post({ type: 'done', id, cv, bytes: piece }, [piece.buffer as ArrayBuffer]);
+        else post({ type: 'done', id, cv, bytes: undefined });
+      } catch (error) {
+        failed(error);
+      }
+    };
+    if (bytes instanceof Uint8Array) answer(bytes);
+    // A Blob slice is read here, off the calling thread; the next job's
+    // read runs while this one hashes.
+    else bytes.arrayBuffer().then((buffer) => answer(new Uint8Array(buffer)), failed);
   };
 }

@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import type { AsyncHashOptions } from '../input.js';
 import { subtreeChainingValue } from '../wasm/subtree.js';
 import type { PieceBuffers } from './buffers.js';
-import type { WorkerPool } from './pool.js';
+import { sizeOf, type WorkerPool } from './pool.js';
 import { abortable } from './promises.js';
 
 /** At most this many pieces per worker are read and held at once: one
@@ -21,8 +21,9 @@ export interface TreeMode {
 /** One piece of input, as producers yield it: all but the last of the
  * call's piece length, in offset order. */
 export interface Piece {
-  bytes: Uint8Array;
-  /** In shared memory: posted as it is, not moved. */
+  /** The bytes, or a Blob slice that the worker reads itself. */
+  bytes: Uint8Array | Blob;
+  /** In shared memory, or a Blob slice: posted as it is, not moved. */
   shared: boolean;
   /** The same bytes again, to hash here if the piece's worker is lost;
    * undefined where they are gone (moved to that worker). */
@@ -62,8 +63,8 @@ export async function runTree(
       const index = cvs.length;
       const offset = length;
       cvs.push(undefined!);
-      length += bytes.length;
-      const size = bytes.length;
+      const size = sizeOf(bytes);
+      length += size;
       const task = workers
         .run({
           mode: tree.mode,
@@ -75,7 +76,7 @@ export async function runTree(
         })
         .then((result) => {
           cvs[index] = result.cv;
-          buffers?.release(result.bytes ?? bytes);
+          if (bytes instanceof Uint8Array) buffers?.release(result.bytes ?? bytes);
           done += size;
           onProgress?.(done, total);
         })

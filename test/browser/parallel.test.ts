@@ -19,3 +19,22 @@ it('hashes a File as picked from an <input>', async () => {
   lib.configureParallel({ threshold: 0, pieceLength: 0, workerUrl: undefined });
   expect(lib.toHex(await lib.hashBlob(file))).toBe(lib.toHex(lib.hash(bytes)));
 });
+
+it('hands the workers Blob slices to read, and reads a lost one here', async () => {
+  const bytes = new Uint8Array((9 << 20) + 5).map((_, i) => (i * 7) ^ (i >> 11));
+  const file = new File([bytes], 'big.bin');
+  lib.terminateWorkers();
+  lib.configureParallel({ threshold: 0, pieceLength: 1 << 20, workerUrl: undefined });
+  for (const options of [undefined, { key: new Uint8Array(32).fill(5), length: 50 }]) {
+    expect(lib.toHex(await lib.hashBlob(file, options))).toBe(lib.toHex(lib.hash(bytes, options)));
+  }
+  expect(lib.parallelStatus().jobs).toBeGreaterThanOrEqual(20);
+  // A worker that closes itself during its third job: that slice is read
+  // and hashed on this thread.
+  lib.terminateWorkers();
+  lib.configureParallel({ threshold: 0, pieceLength: 1 << 20, workerUrl: new URL('./workers/dying-worker.js', import.meta.url), jobTimeout: 2000 });
+  expect(lib.toHex(await lib.hashBlob(file))).toBe(lib.toHex(lib.hash(bytes)));
+  expect(lib.parallelStatus().fallbacks).toBeGreaterThanOrEqual(1);
+  lib.terminateWorkers();
+  lib.configureParallel({ threshold: 0, pieceLength: 0, workerUrl: undefined, jobTimeout: 30_000 });
+}, 60_000);

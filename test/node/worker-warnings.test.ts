@@ -37,7 +37,7 @@ describe.each([
 
 it('warns once where no Worker exists, and parallelStatus() says so', async () => {
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-  const noWorkers = parallelApi({ spawn: undefined, concurrency: () => 4, sharedMemory: () => false });
+  const noWorkers = parallelApi({ spawn: undefined, concurrency: () => 4, sharedMemory: () => false, workersReadBlobs: false });
   noWorkers.configureParallel({ threshold: 0 });
   for (let i = 0; i < 3; i++) expect(toHex(await noWorkers.hashParallel(input))).toBe(toHex(hash(input)));
   expect(noWorkers.parallelStatus().broken).toBe('blake3-kit: Worker is not available here; hashing on this thread instead');
