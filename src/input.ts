@@ -135,12 +135,22 @@ function detachedError(name: string): TypeError {
  * Uint8Arrays and Node Buffers come back as they are; anything else gets a
  * new plain view. */
 export function toBytes(input: unknown, name: string): Uint8Array {
+  return plainBytes(input) ?? viewOf(input, name);
+}
+
+/** `input` itself if it is a plain, non-empty Uint8Array or Node Buffer:
+ * toBytes' fast path, for callers that build `name` only when needed. */
+export function plainBytes(input: unknown): Uint8Array | undefined {
   if (input !== null && typeof input === 'object') {
     const proto = Object.getPrototypeOf(input);
     if ((proto === Uint8Array.prototype || proto === bufferProto) && (input as Uint8Array).length > 0) {
       return input as Uint8Array;
     }
   }
+  return undefined;
+}
+
+function viewOf(input: unknown, name: string): Uint8Array {
   let buffer: ArrayBufferLike, offset: number, length: number;
   if (typedArrayTag.call(input) !== undefined) {
     buffer = typedArrayBuffer.call(input) as ArrayBufferLike;

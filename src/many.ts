@@ -3,7 +3,7 @@
 // bundles none of it.
 
 import { activeEngine, nativeManyOps, type ManyInputs } from './engine.js';
-import { checkIntact, checkOptions, outputLength, sharesBytes, toBytes, type HashOptions, type Input } from './input.js';
+import { checkIntact, checkOptions, outputLength, plainBytes, sharesBytes, toBytes, type HashOptions, type Input } from './input.js';
 import { modeOf } from './modes.js';
 import { wasmManyOps } from './wasm/many.js';
 
@@ -24,12 +24,17 @@ type CheckedInputs = ManyInputs & { readonly lengths: readonly number[] };
 function manyInputs(inputs: unknown, itemLength: unknown): CheckedInputs {
   if (Array.isArray(inputs)) {
     if (itemLength !== undefined) throw new TypeError('blake3-kit: options.itemLength is for one buffer of inputs, not an array of them');
-    const items: Uint8Array[] = new Array(inputs.length);
-    for (let i = 0; i < items.length; i++) {
+    const count = inputs.length;
+    const items: Uint8Array[] = new Array(count);
+    const lengths: number[] = new Array(count);
+    for (let i = 0; i < count; i++) {
       const item: unknown = inputs[i];
-      items[i] = typeof item === 'string' ? encoder.encode(item) : toBytes(item, `inputs[${i}]`);
+      // The name is built only where an error may need it.
+      const bytes = plainBytes(item) ?? (typeof item === 'string' ? encoder.encode(item) : toBytes(item, `inputs[${i}]`));
+      items[i] = bytes;
+      lengths[i] = bytes.length;
     }
-    return { items, lengths: items.map((item) => item.length) };
+    return { items, lengths };
   }
   const data = toBytes(inputs, 'inputs');
   if (itemLength === undefined) {
@@ -68,7 +73,10 @@ export function hashMany(inputs: readonly Input[] | ArrayBufferView | ArrayBuffe
   const { mode, key: modeKey } = modeOf(key === undefined && context === undefined ? undefined : { key, context }, 'options', engine.contextKey);
   // An array's element getters ran after earlier elements were checked.
   const items = 'data' in batch ? [batch.data] : batch.items;
-  for (let i = 0; i < items.length; i++) checkIntact(items[i]!, batch.lengths[i]!, 'data' in batch ? 'inputs' : `inputs[${i}]`);
+  const { lengths } = batch;
+  for (let i = 0; i < items.length; i++) {
+    if (items[i]!.length !== lengths[i]) checkIntact(items[i]!, lengths[i]!, 'data' in batch ? 'inputs' : `inputs[${i}]`);
+  }
   // Digests written over inputs not yet hashed would change them: such an
   // `into` gets them once all are done.
   const direct = into !== undefined && !items.some((item) => sharesBytes(item, into));
