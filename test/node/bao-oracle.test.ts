@@ -1,11 +1,12 @@
 // src/bao against the upstream crates themselves (crate/bao-oracle): the bao
 // crate 0.13.1's combined encodings, outboards and slices, and bao-tree
-// 0.17.0's pre- and post-order outboards at chunk_log 0 to 6, for lengths
+// 0.17.0's pre- and post-order outboards and range encodings (random chunk
+// range sets, open ones and ones past the end) at chunk_log 0 to 6, for lengths
 // around chunk and group boundaries and random ones. Both sides generate the
 // same content from a seed; the oracle answers with BLAKE3s of its outputs.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { baoEncode, baoSlice, baoTreeOutboard, hash, toHex } from 'blake3-kit';
+import { baoEncode, baoSlice, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard, hash, toHex } from 'blake3-kit';
 import { describe, expect, inject, it } from 'vitest';
 import { load, random, seed } from '../shared/setup.js';
 import { root } from './packed.js';
@@ -20,7 +21,7 @@ interface OracleCase {
   encoded: Digest;
   outboard: Digest;
   slices: Digest[];
-  trees: { chunkLog: number; pre: Digest; post: Digest }[];
+  trees: { chunkLog: number; pre: Digest; post: Digest; ranges: Digest[] }[];
 }
 
 await load();
@@ -40,6 +41,25 @@ function lengths(rng: ReturnType<typeof random>): number[] {
   return [...all].filter((n) => n >= 0).sort((a, b) => a - b);
 }
 
+/** Chunk range sets for a blob of `chunks` chunks, as the oracle takes them
+ * (null: an open end): single chunks, spans, open ranges, several ranges at
+ * once, and ranges past the end. */
+function rangeSets(rng: ReturnType<typeof random>, chunks: number): [number, number | null][][] {
+  const at = () => rng.int(chunks + 3);
+  const sets: [number, number | null][][] = [[[0, null]], [[0, 1]], [[Math.max(0, chunks - 1), chunks]], [[chunks + 5, chunks + 9]], [[at(), null]]];
+  for (let i = 0; i < 6; i++) {
+    const set: [number, number | null][] = [];
+    for (let n = 1 + rng.int(4); n > 0; n--) {
+      const start = at();
+      set.push([start, rng.int(5) === 0 ? null : start + 1 + rng.int(40)]);
+    }
+    sets.push(set);
+  }
+  return sets;
+}
+
+const asChunkRanges = (set: [number, number | null][]) => set.map(([start, end]) => [start, end ?? Number.POSITIVE_INFINITY] as const);
+
 describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tree crates (seed ${seed})`, () => {
   const rng = random(seed);
   const cases = lengths(rng).map((len) => ({
@@ -51,9 +71,10 @@ describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tr
       [Math.max(0, len - 1), 1],
       [rng.int(len + 1), rng.int(len + 1)],
     ],
+    ranges: rangeSets(rng, Math.ceil(len / 1024)),
   }));
 
-  it(`agrees on ${cases.length} lengths: encodings, outboards, slices, and bao-tree outboards at chunk_log 0 to 6`, () => {
+  it(`agrees on ${cases.length} lengths: encodings, outboards, slices, and bao-tree outboards and range encodings at chunk_log 0 to 6`, () => {
     const run = spawnSync('cargo', ['run', '-q', '--release', '--manifest-path', join(root, 'crate', 'Cargo.toml'), '-p', 'blake3-kit-bao-oracle'], {
       input: JSON.stringify({ seed, cases }),
       encoding: 'utf8',
@@ -63,7 +84,8 @@ describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tr
     expect(run.stderr).toBe('');
     const oracle = JSON.parse(run.stdout) as OracleCase[];
     expect(oracle).toHaveLength(cases.length);
-    for (const [i, { len, slices }] of cases.entries()) {
+    let rangeEncodings = 0;
+    for (const [i, { len, slices, ranges }] of cases.entries()) {
       const theirs = oracle[i]!;
       const bytes = content(len);
       const { encoding, hash: root } = baoEncode(bytes);
@@ -78,7 +100,21 @@ describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tr
       for (const { chunkLog, pre, post } of theirs.trees) {
         expect(digestOf(baoTreeOutboard(bytes, { chunkLog }).outboard), `${label} chunkLog ${chunkLog} pre`).toEqual(pre);
         expect(digestOf(baoTreeOutboard(bytes, { chunkLog, order: 'post' }).outboard), `${label} chunkLog ${chunkLog} post`).toEqual(post);
+        const tree = theirs.trees.find((t) => t.chunkLog === chunkLog)!;
+        for (const [k, set] of ranges.entries()) {
+          const chunkRanges = asChunkRanges(set);
+          const { encoding } = baoTreeEncodeRanges(bytes, chunkRanges, { chunkLog });
+          const where = `${label} chunkLog ${chunkLog} ranges ${JSON.stringify(set)}`;
+          expect(digestOf(encoding), where).toEqual(tree.ranges[k]);
+          // And what it carries is the content, verified.
+          for (const piece of baoTreeDecodeRanges(encoding, root, len, chunkRanges, { chunkLog })) {
+            if (toHex(piece.bytes) !== toHex(bytes.subarray(piece.offset, piece.offset + piece.bytes.length)))
+              expect.fail(`${where}: piece at ${piece.offset}`);
+          }
+          rangeEncodings++;
+        }
       }
     }
+    expect(rangeEncodings).toBeGreaterThan(1000);
   }, 300_000);
 });

@@ -5,12 +5,15 @@
 //! content crosses the pipe; outputs are given as their BLAKE3 hex and length.
 //!
 //! Per case: bao's combined encoding, outboard, and each slice; bao-tree's
-//! pre- and post-order outboards at chunk_log 0 to 6.
+//! pre- and post-order outboards at chunk_log 0 to 6, and its encoding of
+//! each of the case's chunk range sets (`"ranges": [[[start, end|null],
+//! ...], ...]`, null for an open end) at each chunk_log.
 
 use std::io::{Cursor, Read};
 
 use bao_tree::io::outboard::{PostOrderMemOutboard, PreOrderMemOutboard};
-use bao_tree::BlockSize;
+use bao_tree::io::sync::encode_ranges_validated;
+use bao_tree::{BlockSize, ChunkNum, ChunkRanges};
 use serde_json::{json, Value};
 
 fn content(len: usize, seed: u64) -> Vec<u8> {
@@ -19,6 +22,19 @@ fn content(len: usize, seed: u64) -> Vec<u8> {
 
 fn digest(bytes: &[u8]) -> Value {
     json!({ "len": bytes.len(), "blake3": blake3::hash(bytes).to_hex().to_string() })
+}
+
+/// `[[start, end|null], ...]` as bao-tree's range set.
+fn chunk_ranges(set: &Value) -> ChunkRanges {
+    let mut ranges = ChunkRanges::empty();
+    for pair in set.as_array().expect("a range set") {
+        let start = ChunkNum(pair[0].as_u64().expect("start"));
+        ranges |= match pair[1].as_u64() {
+            Some(end) => ChunkRanges::from(start..ChunkNum(end)),
+            None => ChunkRanges::from(start..),
+        };
+    }
+    ranges
 }
 
 fn main() {
@@ -53,7 +69,19 @@ fn main() {
                 let post = PostOrderMemOutboard::create(&input, block);
                 assert_eq!(pre.root, hash);
                 assert_eq!(post.root, hash);
-                json!({ "chunkLog": chunk_log, "pre": digest(&pre.data), "post": digest(&post.data) })
+                let ranges: Vec<Value> = case["ranges"]
+                    .as_array()
+                    .map(|sets| {
+                        sets.iter()
+                            .map(|set| {
+                                let mut encoded = Vec::new();
+                                encode_ranges_validated(&input[..], &pre, &chunk_ranges(set), &mut encoded).expect("encode_ranges");
+                                digest(&encoded)
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                json!({ "chunkLog": chunk_log, "pre": digest(&pre.data), "post": digest(&post.data), "ranges": ranges })
             })
             .collect();
         results.push(json!({

@@ -1,0 +1,220 @@
+// iroh's bao-tree range requests: the encoding of a set of chunk ranges of
+// a blob (bao-tree's encode_ranges_validated, byte for byte), and its
+// verified decoding. No length prefix: the size is known beside it.
+//
+// The encoding walks the tree in pre-order. Above the chunk groups
+// (2^chunkLog chunks), every parent whose subtree meets the ranges is sent
+// (64 bytes: both children's chaining values). A group the ranges cover
+// whole is sent as its bytes; a group they cover in part is sent down to
+// its chunks: the parents of the parts they meet, and each chunk they meet.
+// Ranges past the end of the blob ask for its last chunk (a size proof).
+
+import { checkOptions, toBytes, type Input } from '../input.js';
+import { BaoVerifyError, checkHash } from './decode.js';
+import { equal } from './equal.js';
+import { CHUNK_LEN, concat, leafChainingValue, leafRootHash, PARENT_LEN, parentChainingValue } from './tree.js';
+
+/** Chunk ranges, [start, end) in 1024-byte chunks; end Infinity for "to the end". */
+export type ChunkRangeList = readonly (readonly [number, number])[];
+
+export interface BaoTreeRangeOptions {
+  /** log2 of the chunks per group, 0 to 16; 4 (16 KiB) by default, as iroh. */
+  chunkLog?: number;
+}
+
+/** A range set as sorted boundaries: ranges [b0, b1), [b2, b3), ...; an odd
+ * count leaves the last one open (range_collections' RangeSet). */
+type Boundaries = readonly number[];
+
+const encoder = new TextEncoder();
+
+function minLevelOf(options: BaoTreeRangeOptions | undefined): number {
+  checkOptions(options, 'options');
+  const chunkLog = options?.chunkLog ?? 4;
+  if (!Number.isInteger(chunkLog) || chunkLog < 0 || chunkLog > 16) {
+    throw new RangeError(`blake3-kit: options.chunkLog must be an integer from 0 to 16; got ${String(chunkLog)}`);
+  }
+  return chunkLog;
+}
+
+/** `ranges` checked, sorted and merged into boundaries. */
+function boundariesOf(ranges: unknown): number[] {
+  if (!Array.isArray(ranges)) throw new TypeError('blake3-kit: ranges must be an array of [start, end] chunk ranges');
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < ranges.length; i++) {
+    const pair: unknown = ranges[i];
+    if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError(`blake3-kit: ranges[${i}] must be a [start, end] pair`);
+    const [start, end] = pair as [unknown, unknown];
+    if (typeof start !== 'number' || typeof end !== 'number') throw new TypeError(`blake3-kit: ranges[${i}] must hold two numbers`);
+    if (!Number.isSafeInteger(start) || start < 0 || !(end === Number.POSITIVE_INFINITY || (Number.isSafeInteger(end) && end >= start))) {
+      throw new RangeError(
+        `blake3-kit: ranges[${i}] must be [start, end] with 0 <= start <= end (chunks; end may be Infinity); got [${start}, ${end}]`,
+      );
+    }
+    if (end > start) pairs.push([start, end]);
+  }
+  pairs.sort((a, b) => a[0] - b[0]);
+  // Overlapping and touching ranges merge, as in a RangeSet.
+  const out: number[] = [];
+  let start = -1;
+  let end = -1;
+  for (const [from, to] of pairs) {
+    if (start >= 0 && from <= end) end = Math.max(end, to);
+    else {
+      if (start >= 0) out.push(start, end);
+      [start, end] = [from, to];
+    }
+  }
+  if (start >= 0) {
+    out.push(start);
+    if (end !== Number.POSITIVE_INFINITY) out.push(end);
+  }
+  return out;
+}
+
+/** Index of `value` in sorted `b`, or -(insertion point) - 1. */
+function search(b: Boundaries, value: number): number {
+  let lo = 0;
+  let hi = b.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (b[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < b.length && b[lo] === value ? lo : -lo - 1;
+}
+
+/** bao-tree's truncate_ranges: ranges past a blob of `size` bytes ask for
+ * its last chunk, and are cut to an open range from there. */
+function truncate(b: Boundaries, size: number): Boundaries {
+  const last = Math.max(0, Math.ceil(size / CHUNK_LEN) - 1);
+  const found = search(b, last);
+  let keep: number;
+  if (found >= 0) keep = found % 2 === 0 || b.length === found + 1 ? found + 1 : found;
+  else {
+    const at = -found - 1;
+    keep = at % 2 === 0 ? (b.length === at ? at : at + 1) : at;
+  }
+  return b.slice(0, keep);
+}
+
+/** range_collections' split: the ranges below `at`, and from `at` on (whose
+ * first range may start before `at`). */
+function splitAt(b: Boundaries, at: number): [Boundaries, Boundaries] {
+  const found = search(b, at);
+  if (found >= 0) return found % 2 === 0 ? [b.slice(0, found), b.slice(found)] : [b.slice(0, found), b.slice(found + 1)];
+  const i = -found - 1;
+  return i % 2 === 0 ? [b.slice(0, i), b.slice(i)] : [b.slice(0, i), b.slice(i - 1)];
+}
+
+const ALL: Boundaries = [0];
+
+/** bao-tree's split_inner: splitAt, with a part that covers its whole
+ * subtree made the canonical "all", which isAll recognises. */
+function splitInner(b: Boundaries, start: number, mid: number): [Boundaries, Boundaries] {
+  let [left, right] = splitAt(b, mid);
+  if (left.length === 1 && left[0]! <= start) left = ALL;
+  if (right.length === 1 && right[0]! <= mid) right = ALL;
+  return [left, right];
+}
+
+const isAll = (b: Boundaries) => b.length === 1 && b[0] === 0;
+
+/** A subtree of `length` bytes (more than a chunk): its split point in
+ * chunks and its level (0 for two chunks). */
+function shape(length: number): { mid: number; level: number } {
+  const chunks = Math.ceil(length / CHUNK_LEN);
+  let npt = 1;
+  let level = -1;
+  while (npt < chunks) {
+    npt *= 2;
+    level++;
+  }
+  return { mid: npt / 2, level };
+}
+
+function subtreeValue(bytes: Uint8Array, startChunk: number, isRoot: boolean): Uint8Array {
+  return isRoot ? leafRootHash(bytes) : leafChainingValue(bytes, startChunk * CHUNK_LEN);
+}
+
+/**
+ * The bao-tree encoding of `ranges` (chunk ranges) of `input`, as iroh
+ * sends it in answer to a request for them: verifiable against the root
+ * hash alone. Returns the encoding and the root hash.
+ */
+export function baoTreeEncodeRanges(input: Input, ranges: ChunkRangeList, options?: BaoTreeRangeOptions): { encoding: Uint8Array; hash: Uint8Array } {
+  const minLevel = minLevelOf(options);
+  const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+  const asked = boundariesOf(ranges);
+  const query = truncate(asked, content.length);
+  const parts: Uint8Array[] = [];
+  const encode = (start: number, data: Uint8Array, isRoot: boolean, query: Boundaries): Uint8Array => {
+    if (query.length === 0) return subtreeValue(data, start, isRoot);
+    if (data.length <= CHUNK_LEN) {
+      parts.push(data);
+      return subtreeValue(data, start, isRoot);
+    }
+    const { mid, level } = shape(data.length);
+    if (isAll(query) && level < minLevel) {
+      parts.push(data); // a whole group (or part of one), no parents inside
+      return subtreeValue(data, start, isRoot);
+    }
+    const parent = new Uint8Array(PARENT_LEN);
+    parts.push(parent);
+    const [left, right] = splitInner(query, start, start + mid);
+    parent.set(encode(start, data.subarray(0, mid * CHUNK_LEN), false, left), 0);
+    parent.set(encode(start + mid, data.subarray(mid * CHUNK_LEN), false, right), 32);
+    return parentChainingValue(parent, isRoot);
+  };
+  const hash = encode(0, content, true, query);
+  // Nothing asked, nothing sent (bao-tree checks before truncating).
+  return { encoding: asked.length === 0 ? new Uint8Array(0) : concat(parts), hash };
+}
+
+/**
+ * Verifies the bao-tree encoding of `ranges` of a blob of `size` bytes
+ * whose root hash is `hash`, and returns the content it carries: each
+ * piece with its byte offset, in order (whole chunks, or whole groups where
+ * the ranges cover them). Throws BaoVerifyError at the first byte that does
+ * not match, before returning anything.
+ */
+export function baoTreeDecodeRanges(
+  encoding: ArrayBufferView | ArrayBufferLike,
+  hash: ArrayBufferView | ArrayBufferLike,
+  size: number,
+  ranges: ChunkRangeList,
+  options?: BaoTreeRangeOptions,
+): { offset: number; bytes: Uint8Array }[] {
+  const minLevel = minLevelOf(options);
+  const bytes = toBytes(encoding, 'encoding');
+  const root = checkHash(hash);
+  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`blake3-kit: size must be a non-negative safe integer; got ${String(size)}`);
+  const asked = boundariesOf(ranges);
+  const query = truncate(asked, size);
+  const pieces: { offset: number; bytes: Uint8Array }[] = [];
+  let cursor = 0;
+  const take = (length: number, offset: number): Uint8Array => {
+    if (cursor + length > bytes.length) throw new BaoVerifyError(`the encoding ends early, at the node for byte ${offset}`);
+    return bytes.subarray(cursor, (cursor += length));
+  };
+  const decode = (start: number, length: number, isRoot: boolean, query: Boundaries, expected: Uint8Array): void => {
+    if (query.length === 0) return;
+    const offset = start * CHUNK_LEN;
+    const { mid, level } = length > CHUNK_LEN ? shape(length) : { mid: 0, level: -1 };
+    if (length <= CHUNK_LEN || (isAll(query) && level < minLevel)) {
+      const data = take(length, offset);
+      if (!equal(subtreeValue(data, start, isRoot), expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
+      pieces.push({ offset, bytes: data.slice() });
+      return;
+    }
+    const parent = take(PARENT_LEN, offset);
+    if (!equal(parentChainingValue(parent, isRoot), expected)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+    const [left, right] = splitInner(query, start, start + mid);
+    const [leftValue, rightValue] = [parent.slice(0, 32), parent.slice(32, 64)];
+    decode(start, mid * CHUNK_LEN, false, left, leftValue);
+    decode(start + mid, length - mid * CHUNK_LEN, false, right, rightValue);
+  };
+  if (asked.length > 0) decode(0, size, true, query, root);
+  if (cursor !== bytes.length) throw new BaoVerifyError(`the encoding has ${bytes.length - cursor} bytes past its last node`);
+  return pieces;
+}

@@ -1,0 +1,116 @@
+// bao-tree range encodings on every backend: what a decoder gets back is the
+// content of the asked chunks (or more, never less), verified; any changed
+// byte, a short or long encoding, the wrong size or hash is a BaoVerifyError.
+// Byte-for-byte agreement with bao-tree itself: test/node/bao-oracle.test.ts.
+import { BaoVerifyError, baoTreeDecodeRanges, baoTreeEncodeRanges, hash } from 'blake3-kit';
+import { describe, expect, it } from 'vitest';
+import { load, random, seed, thrownBy } from './setup.js';
+
+const b3 = await load();
+const rng = random(seed);
+
+type Ranges = [number, number][];
+
+/** Every chunk of `ranges` within the blob is in `pieces`, with its content. */
+function expectCovered(pieces: { offset: number; bytes: Uint8Array }[], content: Uint8Array, ranges: Ranges): void {
+  for (const piece of pieces) {
+    expect(b3.toHex(piece.bytes)).toBe(b3.toHex(content.subarray(piece.offset, piece.offset + piece.bytes.length)));
+  }
+  const chunks = Math.ceil(content.length / 1024);
+  for (const [start, end] of ranges) {
+    for (let chunk = start; chunk < Math.min(end, chunks); chunk++) {
+      const at = chunk * 1024;
+      expect(
+        pieces.some((p) => p.offset <= at && at < p.offset + p.bytes.length),
+        `chunk ${chunk}`,
+      ).toBe(true);
+    }
+  }
+}
+
+describe(`bao-tree ranges (seed ${seed})`, () => {
+  it('round-trips random range sets at every chunkLog, for random sizes', () => {
+    for (let round = 0; round < 40; round++) {
+      const size = rng.int(3) === 0 ? rng.int(5000) : rng.int(300_000);
+      const content = rng.bytes(size);
+      const chunks = Math.ceil(size / 1024);
+      const ranges: Ranges = [];
+      for (let n = 1 + rng.int(3); n > 0; n--) {
+        const start = rng.int(chunks + 2);
+        ranges.push([start, rng.int(6) === 0 ? Number.POSITIVE_INFINITY : start + 1 + rng.int(30)]);
+      }
+      const chunkLog = rng.int(7);
+      const { encoding, hash: root } = baoTreeEncodeRanges(content, ranges, { chunkLog });
+      expect(b3.toHex(root)).toBe(b3.toHex(hash(content)));
+      expectCovered(baoTreeDecodeRanges(encoding, root, size, ranges, { chunkLog }), content, ranges);
+    }
+  });
+
+  it('sends the whole blob for [0, Infinity), and nothing for no ranges', () => {
+    const content = rng.bytes(100_000);
+    const { encoding, hash: root } = baoTreeEncodeRanges(content, [[0, Number.POSITIVE_INFINITY]]);
+    const pieces = baoTreeDecodeRanges(encoding, root, content.length, [[0, Number.POSITIVE_INFINITY]]);
+    expect(pieces.reduce((n, p) => n + p.bytes.length, 0)).toBe(content.length);
+    expect(baoTreeEncodeRanges(content, []).encoding.length).toBe(0);
+    expect(baoTreeEncodeRanges(content, [[5, 5]]).encoding.length).toBe(0);
+    expect(baoTreeDecodeRanges(new Uint8Array(0), root, content.length, [])).toEqual([]);
+  });
+
+  it('answers a range past the end with the last chunk: a proof of the size', () => {
+    const content = rng.bytes(5 * 1024 + 300);
+    const { encoding, hash: root } = baoTreeEncodeRanges(content, [[1000, 1001]], { chunkLog: 0 });
+    const pieces = baoTreeDecodeRanges(encoding, root, content.length, [[1000, 1001]], { chunkLog: 0 });
+    expect(pieces).toHaveLength(1);
+    expect(pieces[0]!.offset).toBe(5 * 1024);
+    expect(pieces[0]!.bytes.length).toBe(300);
+    // Claiming another size fails.
+    expect(thrownBy(() => baoTreeDecodeRanges(encoding, root, content.length + 1024, [[1000, 1001]], { chunkLog: 0 }))).toBeInstanceOf(
+      BaoVerifyError,
+    );
+  });
+
+  it('rejects every changed byte, and short, long or misattributed encodings', () => {
+    const content = rng.bytes(40 * 1024 + 17);
+    const ranges: Ranges = [
+      [3, 5],
+      [30, 31],
+    ];
+    const { encoding, hash: root } = baoTreeEncodeRanges(content, ranges, { chunkLog: 2 });
+    for (let i = 0; i < encoding.length; i += i < 200 ? 1 : 97) {
+      const bad = encoding.slice();
+      bad[i]! ^= 1;
+      expect(
+        thrownBy(() => baoTreeDecodeRanges(bad, root, content.length, ranges, { chunkLog: 2 })),
+        `byte ${i}`,
+      ).toBeInstanceOf(BaoVerifyError);
+    }
+    const decode = (bytes: Uint8Array, h = root, r = ranges) => thrownBy(() => baoTreeDecodeRanges(bytes, h, content.length, r, { chunkLog: 2 }));
+    expect(decode(encoding.subarray(0, encoding.length - 1))).toBeInstanceOf(BaoVerifyError);
+    expect(decode(new Uint8Array([...encoding, 0]))).toBeInstanceOf(BaoVerifyError);
+    expect(decode(encoding, hash(new Uint8Array(1)))).toBeInstanceOf(BaoVerifyError);
+    expect(decode(encoding, root, [[3, 6]])).toBeInstanceOf(BaoVerifyError);
+    // Whole groups: at chunkLog 2 the 8 chunks from 8 have a parent above
+    // their two groups; at 3 they are one group, sent without it.
+    const open: Ranges = [[8, Number.POSITIVE_INFINITY]];
+    const groups = baoTreeEncodeRanges(content, open, { chunkLog: 2 }).encoding;
+    expect(baoTreeDecodeRanges(groups, root, content.length, open, { chunkLog: 2 }).length).toBeGreaterThan(1);
+    expect(thrownBy(() => baoTreeDecodeRanges(groups, root, content.length, open, { chunkLog: 3 }))).toBeInstanceOf(BaoVerifyError);
+  });
+
+  it('checks its arguments', () => {
+    const cases: [() => unknown, ErrorConstructor, RegExp][] = [
+      [() => baoTreeEncodeRanges(new Uint8Array(10), 'all' as never), TypeError, /ranges/],
+      [() => baoTreeEncodeRanges(new Uint8Array(10), [[1]] as never), TypeError, /ranges\[0\]/],
+      [() => baoTreeEncodeRanges(new Uint8Array(10), [[2, 1]]), RangeError, /ranges\[0\]/],
+      [() => baoTreeEncodeRanges(new Uint8Array(10), [[-1, 1]]), RangeError, /ranges\[0\]/],
+      [() => baoTreeEncodeRanges(new Uint8Array(10), [[0, 1]], { chunkLog: 17 }), RangeError, /chunkLog/],
+      [() => baoTreeDecodeRanges(new Uint8Array(0), new Uint8Array(32), -1, [[0, 1]]), RangeError, /size/],
+      [() => baoTreeDecodeRanges(new Uint8Array(0), new Uint8Array(31), 10, [[0, 1]]), RangeError, /hash/],
+    ];
+    for (const [call, type, pattern] of cases) {
+      const error = thrownBy(call);
+      expect(error, String(call)).toBeInstanceOf(type);
+      expect((error as Error).message).toMatch(pattern);
+    }
+  });
+});
