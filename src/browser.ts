@@ -9,9 +9,13 @@ import { initBackend, type InitOptions } from './backend.js';
 import type { Platform } from './wasm/load.js';
 import { parallelApi, type ParallelApi } from './parallel/api.js';
 import type { SpawnWorker } from './parallel/pool.js';
+import { baoEncodeOn, type BaoEncodeParallelOptions } from './bao/encode-parallel.js';
+import type { BaoEncoding } from './bao/encode.js';
+import type { Input } from './input.js';
 
 export * from './api.js';
 export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
+export type { BaoEncodeParallelOptions } from './bao/encode-parallel.js';
 
 const browserPlatform: Platform = {
   defaultSource: (flavour) =>
@@ -56,6 +60,10 @@ export function hashBlob(...args: Parameters<ParallelApi['hashBlob']>) {
 /** BLAKE3 of a stream, read in pieces while workers hash. */
 export function hashStream(...args: Parameters<ParallelApi['hashStream']>) {
   return browserParallel().hashStream(...args);
+}
+/** The Bao encoding of a large input, its chunks hashed across Web Workers. */
+export function baoEncodeParallel(input: Input, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
+  return baoEncodeOn((bytes, opts) => browserParallel().chunkValues(bytes, opts), input, options);
 }
 /** Pool size, threshold, piece length, worker URL, transport, watchdog. */
 export function configureParallel(...args: Parameters<ParallelApi['configureParallel']>) {

@@ -7,7 +7,7 @@
 // (when the pool starts and stops), pieces.ts (one producer per source),
 // tree.ts (pieces to chaining values), buffers.ts (reused piece buffers).
 
-import { notInitialized, ownedModeOf } from '../modes.js';
+import { MODE_HASH, notInitialized, ownedModeOf } from '../modes.js';
 import { core } from '../wasm/core.js';
 import { hash } from '../wasm/hash.js';
 import { wasmContextKeys } from '../wasm/slot-io.js';
@@ -31,6 +31,8 @@ export type ParallelOptions = AsyncHashOptions;
 
 export type ParallelApi = ReturnType<typeof parallelApi>;
 
+const HASH_TREE: TreeMode = { mode: MODE_HASH, key: undefined };
+
 /** The parallel API of one platform (Node's worker_threads, Web Workers). */
 export function parallelApi(platform: ParallelPlatform) {
   const workers = new PoolLifecycle(platform);
@@ -43,6 +45,10 @@ export function parallelApi(platform: ParallelPlatform) {
      * iterable of bytes) in fixed 1 MiB pieces, hashed by the pool while the
      * stream is read. At most two pieces per worker are held at once. */
     hashStream: (source: StreamSource, options?: ParallelOptions): Promise<Uint8Array> => hashStream(workers, source, options),
+    /** Every chunk's chaining value of an in-memory input (hash mode), 32
+     * bytes each, computed across the pool for Bao encoding; undefined
+     * where the input stays on this thread. */
+    chunkValues: (bytes: Uint8Array, options?: AsyncHashOptions): Promise<Uint8Array | undefined> => chunkValues(workers, bytes, options),
     /** For sources that read any range on demand (files); undefined where
      * the caller should hash serially. */
     hashRanges: (total: number, read: RangeReader, options?: ParallelOptions): Promise<Uint8Array | undefined> =>
@@ -98,6 +104,24 @@ async function hashBlob(lifecycle: PoolLifecycle, blob: Blob, options: ParallelO
     : blobPieces(blob, total, pieceLength, workers.size * PIECES_PER_WORKER, signal);
   const { cvs } = await runTree(tree, pieces, options, total, workers, undefined);
   return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, total, outLength);
+}
+
+async function chunkValues(lifecycle: PoolLifecycle, bytes: Uint8Array, options: AsyncHashOptions | undefined): Promise<Uint8Array | undefined> {
+  options?.signal?.throwIfAborted();
+  const total = bytes.length;
+  const workers = lifecycle.poolFor(total);
+  if (!workers) return undefined;
+  const pieceLength = pieceLengthFor(lifecycle.settings, total, workers.size);
+  if (total <= pieceLength) return undefined;
+  const staging = pieceBuffers(pieceLength, lifecycle.copyShared());
+  const { cvs } = await runTree(HASH_TREE, bytesPieces(bytes, total, pieceLength, staging), options, total, workers, staging, true);
+  const out = new Uint8Array(32 * Math.ceil(total / 1024));
+  let at = 0;
+  for (const values of cvs) {
+    out.set(values, at);
+    at += values.length;
+  }
+  return out;
 }
 
 /**

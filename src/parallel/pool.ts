@@ -37,6 +37,8 @@ export interface JobSpec {
   offset: number;
   /** The piece, or a Blob slice the worker reads. */
   bytes: Uint8Array | Blob;
+  /** Ask for every chunk's chaining value, not the piece's. */
+  chunks?: boolean;
   /** Move `bytes` to the worker (it comes back with the result). */
   transfer: boolean;
   /** Computes the same chaining value on this thread if the worker is lost. */
@@ -157,7 +159,7 @@ export class WorkerPool {
       (job.timer as { unref?: () => void }).unref?.();
       const { id, mode, key, offset, bytes, transfer } = job;
       member.handle.post(
-        { type: 'job', id, mode, key, offset, bytes, returnBytes: transfer },
+        { type: 'job', id, mode, key, offset, bytes, chunks: job.chunks === true, returnBytes: transfer },
         transfer ? [(bytes as Uint8Array).buffer as ArrayBuffer] : [],
       );
     }
@@ -282,8 +284,9 @@ function malformed(message: FromWorker, member: Member): string | undefined {
       if (!job) return `an answer to job ${String(message.id)}, which this worker does not have`;
       if (message.type === 'failed') return undefined;
       const { cv, bytes } = message;
-      if (!(cv instanceof Uint8Array) || cv.length !== CV_LENGTH) {
-        return `a chaining value must be a ${CV_LENGTH}-byte Uint8Array, got ${cv instanceof Uint8Array ? `${cv.length} bytes` : describe(cv)}`;
+      const expected = job.chunks ? CV_LENGTH * Math.max(1, Math.ceil(job.length / 1024)) : CV_LENGTH;
+      if (!(cv instanceof Uint8Array) || cv.length !== expected) {
+        return `chaining values must be a ${expected}-byte Uint8Array, got ${cv instanceof Uint8Array ? `${cv.length} bytes` : describe(cv)}`;
       }
       // A moved piece must come back whole: it is reused for later pieces.
       if (job.transfer && !(bytes instanceof Uint8Array && bytes.length === job.length)) return 'the piece it was sent did not come back';

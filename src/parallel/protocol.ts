@@ -14,6 +14,9 @@ export type ToWorker =
       offset: number;
       /** The piece, or a slice of a Blob for the worker to read itself. */
       bytes: Uint8Array | Blob;
+      /** Answer with the chaining value of every chunk (32 bytes each)
+       * instead of the piece's (Bao encoding needs the whole tree). */
+      chunks: boolean;
       /** Send `bytes` back (transferred) with the result, for reuse. */
       returnBytes: boolean;
     };
@@ -21,5 +24,6 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'init-failed'; message: string }
+  /** `cv`: the piece's chaining value, or its chunks' (a job with `chunks`). */
   | { type: 'done'; id: number; cv: Uint8Array; bytes: Uint8Array | undefined }
   | { type: 'failed'; id: number; message: string };

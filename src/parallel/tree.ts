@@ -4,7 +4,7 @@
 
 import type { Mode } from '../modes.js';
 import type { AsyncHashOptions } from '../input.js';
-import { subtreeChainingValue } from '../wasm/subtree.js';
+import { chunkChainingValues, subtreeChainingValue } from '../wasm/subtree.js';
 import type { PieceBuffers } from './buffers.js';
 import { sizeOf, type WorkerPool } from './pool.js';
 import { abortable } from './promises.js';
@@ -30,7 +30,14 @@ export interface Piece {
   recompute: (() => Uint8Array | Promise<Uint8Array>) | undefined;
 }
 
+/** Every chunk's chaining value of a piece at byte `offset`, here. */
+function chunkValuesAt(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
+  const chunk = offset / 1024;
+  return chunkChainingValues(mode, key, chunk % 2 ** 32, Math.floor(chunk / 2 ** 32), bytes);
+}
+
 export interface TreeRun {
+  /** Per piece: its chaining value, or its chunks' (perChunk). */
   cvs: Uint8Array[];
   length: number;
 }
@@ -47,6 +54,7 @@ export async function runTree(
   total: number | undefined,
   workers: WorkerPool,
   buffers: PieceBuffers | undefined,
+  perChunk = false,
 ): Promise<TreeRun> {
   const { signal, onProgress } = options ?? {};
   const cvs: Uint8Array[] = [];
@@ -72,7 +80,8 @@ export async function runTree(
           offset,
           bytes,
           transfer: !shared,
-          fallback: recompute && (async () => subtreeChainingValue(tree.mode, tree.key, offset, await recompute())),
+          chunks: perChunk,
+          fallback: recompute && (async () => (perChunk ? chunkValuesAt : subtreeChainingValue)(tree.mode, tree.key, offset, await recompute())),
         })
         .then((result) => {
           cvs[index] = result.cv;

@@ -62,6 +62,30 @@ export function parallelSuite(lib: Lib, env: Env) {
       expect(parallelStatus().jobs).toBeGreaterThan(0);
     }, 300_000);
 
+    it('Bao-encodes on the workers exactly as baoEncode does, with progress, and stops on abort', async () => {
+      const { baoEncode, baoEncodeParallel } = lib;
+      reset();
+      const rng = random(seed + 1);
+      const before = parallelStatus().jobs;
+      for (const length of [PIECE + 1, 5 * PIECE, 7 * PIECE + 1023, rng.int(40 * PIECE)]) {
+        const bytes = pattern(length, 5);
+        for (const outboard of [false, true]) {
+          const seen: number[] = [];
+          const ours = await baoEncodeParallel(bytes, { outboard, onProgress: (done) => seen.push(done) });
+          const theirs = baoEncode(bytes, { outboard });
+          expect(toHex(ours.hash), `length ${length}`).toBe(toHex(theirs.hash));
+          expect(toHex(hash(ours.encoding)), `length ${length} outboard ${outboard}`).toBe(toHex(hash(theirs.encoding)));
+          expect(seen.at(-1)).toBe(length);
+        }
+      }
+      expect(parallelStatus().jobs).toBeGreaterThan(before);
+      // Small inputs stay here; aborting stops a large one.
+      expect(toHex((await baoEncodeParallel(pattern(100))).hash)).toBe(toHex(hash(pattern(100))));
+      const abort = new AbortController();
+      const run = baoEncodeParallel(pattern(40 * PIECE), { signal: abort.signal, onProgress: () => abort.abort(new Error('enough')) });
+      await expect(run).rejects.toThrow('enough');
+    });
+
     it('finishes a job on the calling thread when its worker dies, and replaces the worker', async () => {
       reset({ workerUrl: env.dyingWorker, jobTimeout: 2000 });
       const bytes = pattern(12 * PIECE + 1, 8);
