@@ -21,11 +21,12 @@ const sharedNodeEntry = {
   },
 };
 
-/** Keeps the edge entries' import of their shared code (dist/edge.js). */
-const sharedEdgeCode = {
-  name: 'shared-edge-code',
+/** Keeps the workerd, edge-light and inline entries' import of the code
+ * they share (dist/entry-core.js). */
+const sharedEntryCore = {
+  name: 'shared-entry-core',
   setup(b) {
-    b.onResolve({ filter: /^\.\/edge\.js$/ }, () => ({ path: './edge.js', external: true }));
+    b.onResolve({ filter: /^\.\/entry-core\.js$/ }, () => ({ path: './entry-core.js', external: true }));
   },
 };
 
@@ -73,6 +74,7 @@ export async function bundle() {
       platform: 'neutral',
       target: 'es2022',
       define: { __BLAKE3_KIT_SIMD_WASM__: embedded('simd'), __BLAKE3_KIT_SCALAR_WASM__: embedded('scalar') },
+      plugins: [sharedEntryCore],
     }),
     // The .wasm imported as a module: Cloudflare (workerd) and Vercel Edge.
     ...[
@@ -85,10 +87,16 @@ export async function bundle() {
         outfile: join(root, `dist/${name}.js`),
         platform: 'neutral',
         target: 'es2022',
-        plugins: [wasmImports(suffix), sharedEdgeCode],
+        plugins: [wasmImports(suffix), sharedEntryCore],
       }),
     ),
-    build({ ...common, entryPoints: [join(root, 'src/edge.ts')], outfile: join(root, 'dist/edge.js'), platform: 'neutral', target: 'es2022' }),
+    build({
+      ...common,
+      entryPoints: [join(root, 'src/entry-core.ts')],
+      outfile: join(root, 'dist/entry-core.js'),
+      platform: 'neutral',
+      target: 'es2022',
+    }),
     // Hashing workers: dist/worker.js (module Web Worker) and dist/worker-node.js.
     build({
       ...common,
@@ -117,7 +125,7 @@ export async function bundle() {
   ]);
   const gzip = (file) => `${(gzipSync(readFileSync(join(root, 'dist', file)), { level: 9 }).length / 1024).toFixed(1)} KB gzip`;
   console.error(
-    `dist/inline.js: ${gzip('inline.js')} (both wasm flavours inside); dist/edge.js (workerd, edge-light): ${gzip('edge.js')} + the .wasm`,
+    `dist/inline.js: ${gzip('inline.js')} (both wasm flavours inside); dist/entry-core.js (workerd, edge-light, inline): ${gzip('entry-core.js')} + the .wasm`,
   );
 }
 

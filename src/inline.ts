@@ -8,17 +8,18 @@
 // Both flavours are embedded, so that engines without SIMD (Safari before
 // 16.4) still work and init({ flavour }) means what it means elsewhere; only
 // the chosen one is decoded. Measured (scripts/bundle.mjs prints it):
-// dist/inline.js is 30.6 KB gzip (89 KB raw); SIMD alone would be about
-// 17.5 KB (base64 of each flavour is 12.9/13.9 KB gzip). The default browser
+// dist/inline.js is 33.1 KB gzip (the two flavours' base64) and imports the
+// API from dist/entry-core.js (16.2 KB gzip), as workerd/edge-light do. The default browser
 // entry is 11.6 KB gzip plus one .wasm file (10.2/9.4 KB gzip).
 // Decoding the base64 costs nothing visible: init() takes 2.7 ms in Node 20
 // (median of 3), as the default entry's file read and compile do.
 
 import type { Blake3 } from './api.js';
-import { initBackend, type InitOptions } from './backend.js';
-import type { Flavour, Platform } from './wasm/load.js';
+import type { InitOptions } from './backend.js';
+import { initWith } from './entry-core.js';
+import type { Flavour } from './wasm/load.js';
 
-export * from './api.js';
+export * from './entry-core.js';
 
 // Base64 of wasm/*.wasm, put in by scripts/bundle.mjs.
 declare const __BLAKE3_KIT_SIMD_WASM__: string;
@@ -31,18 +32,12 @@ function embedded(flavour: Flavour): Uint8Array {
   return bytes;
 }
 
-const inlinePlatform: Platform = {
-  defaultSource: () => {
-    throw new Error('blake3-kit: the inline entry has no wasm file to locate');
-  },
-  load: () =>
-    Promise.reject(new TypeError('blake3-kit: the inline entry does not fetch or read files; pass options.source as bytes or a WebAssembly.Module')),
-};
+const initInline = initWith('inline', embedded, () =>
+  Promise.reject(new TypeError('blake3-kit: the inline entry does not fetch or read files; pass options.source as bytes or a WebAssembly.Module')),
+);
 
 /** Compiles the embedded wasm once (later calls return the same result) and
  * resolves to the synchronous API. */
 export function init(options?: InitOptions): Promise<Blake3> {
-  // Not an object: initBackend rejects it with the usual message.
-  if (typeof options !== 'object' || options === null) return initBackend(inlinePlatform, options ?? { source: embedded });
-  return initBackend(inlinePlatform, { ...options, source: options.source ?? embedded });
+  return initInline(options);
 }

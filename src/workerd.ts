@@ -11,11 +11,15 @@ import scalarModule from '../wasm/blake3-kit-scalar.wasm';
 import simdModule from '../wasm/blake3-kit-simd.wasm';
 import type { Blake3 } from './api.js';
 import type { InitOptions } from './backend.js';
-import { edgeInit } from './edge.js';
+import { initWith } from './entry-core.js';
 
-export * from './edge.js';
+export * from './entry-core.js';
 
-const initEdge = edgeInit((flavour) => (flavour === 'simd' ? simdModule : scalarModule));
+const initEdge = initWith(
+  'workerd/edge-light',
+  (flavour) => (flavour === 'simd' ? simdModule : scalarModule),
+  (location) => fetch(location),
+);
 
 /** Instantiates the deploy-time compiled wasm once (later calls return the
  * same result) and resolves to the synchronous API. */
