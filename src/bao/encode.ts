@@ -4,8 +4,8 @@
 // leaf's bytes in place. The outboard encoding leaves the content out.
 
 import { checkOptions, toBytes, type Input } from '../input.js';
-import { treeLevels, writeParent } from './levels.js';
-import { blockLength, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
+import { treeLevels } from './levels.js';
+import { blockLength, CHUNK_LEN, HEADER_LEN, parentsLength } from './tree.js';
 
 export interface BaoEncodeOptions {
   /** Leave the content out: header and parents only. */
@@ -48,22 +48,51 @@ export function encodeTree(content: Uint8Array, block: number, out: Uint8Array, 
   return top;
 }
 
-/** Writes the parents of a tree over `length` bytes from its `levels` into
+/**
+ * Writes the parents of a tree over `length` bytes from its `levels` into
  * `out` from `start`, in pre-order, with the leaves of `content` in place
- * when it is given. */
+ * when it is given. In whole chunks and bit arithmetic, the values copied as
+ * 32-bit words where everything is aligned (always, for the encodings made
+ * here): the walk by byte offsets, copying bytes, took 2.8 of 12.5 ms of a
+ * 16 MiB outboard encode (--cpu-prof, wasm-simd).
+ */
 export function writePreOrder(levels: Uint8Array[], length: number, block: number, out: Uint8Array, start: number, content?: Uint8Array): void {
+  const blockChunks = block / CHUNK_LEN;
+  const aligned = out.byteOffset % 4 === 0 && start % 4 === 0 && levels.every((level) => level.byteOffset % 4 === 0);
+  const outWords = aligned ? new Uint32Array(out.buffer, out.byteOffset, out.length >> 2) : undefined;
+  const levelWords = aligned ? levels.map((level) => new Uint32Array(level.buffer, level.byteOffset, level.length >> 2)) : undefined;
   let cursor = start;
-  const subtree = (offset: number, size: number): void => {
-    if (size <= block) {
-      if (content !== undefined) out.set(content.subarray(offset, offset + size), cursor);
-      if (content !== undefined) cursor += size;
+  const copyValue = (first: number, chunks: number): void => {
+    // A subtree of `chunks` chunks from chunk `first` is at level
+    // ceil(log2(chunks)), at index first / 2^level (levels.ts).
+    const height = chunks === 1 ? 0 : 32 - Math.clz32(chunks - 1);
+    const index = Math.floor(first / 2 ** height);
+    if (outWords !== undefined) {
+      const words = levelWords![height]!;
+      const to = cursor >> 2;
+      const from = 8 * index;
+      for (let i = 0; i < 8; i++) outWords[to + i] = words[from + i]!;
+      cursor += 32;
       return;
     }
-    const left = leftLength(size);
-    writeParent(levels, offset, size, left, out, cursor);
-    cursor += PARENT_LEN;
-    subtree(offset, left);
-    subtree(offset + left, size - left);
+    const level = levels[height]!;
+    for (let i = 0; i < 32; i++) out[cursor++] = level[32 * index + i]!;
   };
-  subtree(0, length);
+  // `chunks` chunks from chunk `first`, `size` bytes (the last chunk may be short).
+  const subtree = (first: number, chunks: number, size: number): void => {
+    if (chunks <= blockChunks) {
+      if (content !== undefined) {
+        out.set(content.subarray(first * CHUNK_LEN, first * CHUNK_LEN + size), cursor);
+        cursor += size;
+      }
+      return;
+    }
+    const left = 2 ** (31 - Math.clz32(chunks - 1)); // the largest power of two below `chunks`
+    copyValue(first, left);
+    copyValue(first + left, chunks - left);
+    // An outboard has nothing to write for a leaf: no call for one.
+    if (content !== undefined || left > blockChunks) subtree(first, left, left * CHUNK_LEN);
+    if (content !== undefined || chunks - left > blockChunks) subtree(first + left, chunks - left, size - left * CHUNK_LEN);
+  };
+  subtree(0, Math.max(1, Math.ceil(length / CHUNK_LEN)), length);
 }
