@@ -46,61 +46,32 @@ type HashManyFn = unsafe extern "C" fn(
     out: *mut u8,
 );
 
-#[cfg(target_arch = "x86_64")]
-extern "C" {
-    fn blake3_hash_many_avx512(
-        inputs: *const *const u8,
-        num_inputs: usize,
-        blocks: usize,
-        key: *const u32,
-        counter: u64,
-        increment_counter: bool,
-        flags: u8,
-        flags_start: u8,
-        flags_end: u8,
-        out: *mut u8,
-    );
-    fn blake3_hash_many_avx2(
-        inputs: *const *const u8,
-        num_inputs: usize,
-        blocks: usize,
-        key: *const u32,
-        counter: u64,
-        increment_counter: bool,
-        flags: u8,
-        flags_start: u8,
-        flags_end: u8,
-        out: *mut u8,
-    );
-    fn blake3_hash_many_sse41(
-        inputs: *const *const u8,
-        num_inputs: usize,
-        blocks: usize,
-        key: *const u32,
-        counter: u64,
-        increment_counter: bool,
-        flags: u8,
-        flags_start: u8,
-        flags_end: u8,
-        out: *mut u8,
-    );
+/// Declares upstream's `blake3_hash_many_*` symbols, all of `HashManyFn`'s signature.
+macro_rules! hash_many_symbols {
+    ($($name:ident),*) => {
+        extern "C" {
+            $(
+                fn $name(
+                    inputs: *const *const u8,
+                    num_inputs: usize,
+                    blocks: usize,
+                    key: *const u32,
+                    counter: u64,
+                    increment_counter: bool,
+                    flags: u8,
+                    flags_start: u8,
+                    flags_end: u8,
+                    out: *mut u8,
+                );
+            )*
+        }
+    };
 }
 
+#[cfg(target_arch = "x86_64")]
+hash_many_symbols!(blake3_hash_many_avx512, blake3_hash_many_avx2, blake3_hash_many_sse41);
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-extern "C" {
-    fn blake3_hash_many_neon(
-        inputs: *const *const u8,
-        num_inputs: usize,
-        blocks: usize,
-        key: *const u32,
-        counter: u64,
-        increment_counter: bool,
-        flags: u8,
-        flags_start: u8,
-        flags_end: u8,
-        out: *mut u8,
-    );
-}
+hash_many_symbols!(blake3_hash_many_neon);
 
 /// The widest of upstream's kernels this CPU runs, as upstream picks it.
 fn kernel() -> Option<HashManyFn> {

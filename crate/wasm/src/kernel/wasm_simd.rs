@@ -165,6 +165,18 @@ fn half_round(v: &mut [v128; 16], a: [usize; 4], b: [usize; 4], c: [usize; 4], d
     }
 }
 
+/// The compression's seven rounds, unrolled by hand as in portable.rs.
+#[inline(always)]
+fn seven_rounds(v: &mut [v128; 16], m: &[v128; 16], masks: &Masks) {
+    round(v, m, 0, masks);
+    round(v, m, 1, masks);
+    round(v, m, 2, masks);
+    round(v, m, 3, masks);
+    round(v, m, 4, masks);
+    round(v, m, 5, masks);
+    round(v, m, 6, masks);
+}
+
 /// Rows to columns: lane j of output i is lane i of input j.
 #[inline(always)]
 fn transpose(a: v128, b: v128, c: v128, d: v128) -> [v128; 4] {
@@ -232,14 +244,7 @@ unsafe fn hash4(
             splat(IV[0]), splat(IV[1]), splat(IV[2]), splat(IV[3]),
             counter_lo, counter_hi, splat(BLOCK_LEN as u32), splat(block_flags),
         ];
-        // Unrolled by hand, as in portable.rs.
-        round(&mut v, &m, 0, &masks);
-        round(&mut v, &m, 1, &masks);
-        round(&mut v, &m, 2, &masks);
-        round(&mut v, &m, 3, &masks);
-        round(&mut v, &m, 4, &masks);
-        round(&mut v, &m, 5, &masks);
-        round(&mut v, &m, 6, &masks);
+        seven_rounds(&mut v, &m, &masks);
         for i in 0..8 {
             h[i] = xor(v[i], v[i + 8]);
         }
@@ -276,13 +281,7 @@ pub fn xof4(cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, f
         u32x4((counters[0] >> 32) as u32, (counters[1] >> 32) as u32, (counters[2] >> 32) as u32, (counters[3] >> 32) as u32),
         splat(block_len), splat(flags),
     ];
-    round(&mut v, &m, 0, &masks);
-    round(&mut v, &m, 1, &masks);
-    round(&mut v, &m, 2, &masks);
-    round(&mut v, &m, 3, &masks);
-    round(&mut v, &m, 4, &masks);
-    round(&mut v, &m, 5, &masks);
-    round(&mut v, &m, 6, &masks);
+    seven_rounds(&mut v, &m, &masks);
     // Output words 0-7 are v[i] ^ v[i + 8], words 8-15 are v[i + 8] ^ cv[i];
     // transposed, each lane's 16 words become its 64 bytes.
     let w = [0, 1, 2, 3, 4, 5, 6, 7].map(|i| xor(v[i], v[i + 8]));
