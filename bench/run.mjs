@@ -11,6 +11,7 @@
 //
 // Writes bench/results/<runtime>-<date>.{md,json,svg} and copies a full run
 // to bench/results/latest-<runtime>.* (quick or --only runs: latest-<runtime>-partial.*).
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -199,6 +200,27 @@ if (runBrowser) {
   } finally {
     await browser.close();
   }
+}
+
+/** Runs one of the focused benches as its own process and keeps its
+ * markdown: hashMany and Bao against hash() (Node), hashBlob against the
+ * File read limits (Chromium). Skipped for --only runs. */
+function focused(name, script, args) {
+  console.log(`\nbench: ${name}: node bench/${script} ${args.join(' ')}`);
+  try {
+    const out = execFileSync(process.execPath, [join(benchDir, script), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+    console.log(out);
+    written.push(writeResults(`${name}-${partial ? 'partial-' : ''}${stamp}`, `latest-${name}${partial ? '-partial' : ''}`, { md: `${command}\n\n${out}` }));
+  } catch (error) {
+    console.log(`bench: ${name} failed: ${error.message}`);
+  }
+}
+if (only.length === 0) {
+  if (runNode) {
+    for (const backend of ['auto', 'native', 'wasm-simd']) focused(`many-${backend}`, 'many.mjs', ['--backend', backend]);
+    focused('bao', 'bao.mjs', ['--sizes', args.quick ? '1' : '1,64']);
+  }
+  if (runBrowser) focused('blob-chromium', 'parallel/browser.mjs', ['--blob-only', ...(args.quick ? ['--quick'] : [])]);
 }
 
 console.log('\nbench: payload (gzip bytes: JS + wasm)');
