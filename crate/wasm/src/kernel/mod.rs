@@ -113,19 +113,26 @@ impl Kernel {
         portable::compress_xof(cv, block, block_len, counter, flags)
     }
 
-    /// Four consecutive blocks of output, from block `counter` on.
+    /// Four consecutive blocks of output, from block `counter` on, written
+    /// straight into `out`.
     #[inline(always)]
-    pub fn compress_xof4(self, cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [u8; 4 * BLOCK_LEN] {
+    pub fn compress_xof4(
+        self,
+        cv: &Words,
+        block: &[u8; BLOCK_LEN],
+        block_len: u32,
+        counter: u64,
+        flags: u32,
+        out: &mut [u8; 4 * BLOCK_LEN],
+    ) {
         match self {
             Kernel::Portable => {
-                let mut out = [0; 4 * BLOCK_LEN];
                 for (j, bytes) in out.as_chunks_mut::<BLOCK_LEN>().0.iter_mut().enumerate() {
                     *bytes = portable::compress_xof(cv, block, block_len, counter.wrapping_add(j as u64), flags);
                 }
-                out
             }
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => wasm_simd::xof4(cv, block, block_len, counter, flags),
+            Kernel::Simd128 => wasm_simd::xof4(cv, block, block_len, counter, flags, out),
         }
     }
 
