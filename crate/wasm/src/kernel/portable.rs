@@ -26,6 +26,25 @@
 //! Small inputs gain from the tree (no `Hasher` set-up, a single-block
 //! path), not from this code: the rounds are upstream's portable ones.
 //!
+//! Chromium runs this code slower than Node (issue #13's short inputs).
+//! `hash()` of the simd module in a plain loop, 2*10^7 bytes a round, the
+//! 8th round (rates were flat from the 2nd: not tiering), MB/s, Chromium 156
+//! vs Node 20 (V8 11.3), same machine, same minute:
+//!
+//! | size | Chromium | Node | ratio |
+//! |-----:|---------:|-----:|------:|
+//! | 64 B |      333 |  393 |  0.85 |
+//! | 256 B |     517 |  625 |  0.83 |
+//! | 1 KiB |     605 |  783 |  0.77 |
+//! | 4 KiB |   1,763 | 1,886 | 0.93 |
+//!
+//! The gap is widest where this sequential code does all the work (a 1 KiB
+//! chunk is 16 compressions in a row) and smallest where wasm_simd.rs's
+//! four lanes do (4 KiB), and the bench harness shows the same ratios, so
+//! it is the newer V8's code for these scalar rounds, not the harness or
+//! the call path. Not fixed: a row-wise v128 single-block compression (what
+//! upstream uses) is the next thing to measure there.
+//!
 //! Tried and rejected:
 //! - one inlined copy of the rounds in each of `compress_in_place` and
 //!   `compress_xof` (+3.5 KB): 0.85x at 256 B and 0.9x at 512 B, where both
