@@ -208,9 +208,15 @@ if (runBrowser) {
 function focused(name, script, args) {
   console.log(`\nbench: ${name}: node bench/${script} ${args.join(' ')}`);
   try {
-    const out = execFileSync(process.execPath, [join(benchDir, script), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+    const out = execFileSync(process.execPath, [join(benchDir, script), ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 1 << 26,
+    });
     console.log(out);
-    written.push(writeResults(`${name}-${partial ? 'partial-' : ''}${stamp}`, `latest-${name}${partial ? '-partial' : ''}`, { md: `${command}\n\n${out}` }));
+    written.push(
+      writeResults(`${name}-${partial ? 'partial-' : ''}${stamp}`, `latest-${name}${partial ? '-partial' : ''}`, { md: `${command}\n\n${out}` }),
+    );
   } catch (error) {
     console.log(`bench: ${name} failed: ${error.message}`);
   }
