@@ -7,13 +7,13 @@ import { activeEngine } from '../engine.js';
 import { checkAsyncOptions, checkIntact, toBytes, type AsyncHashOptions, type Input } from '../input.js';
 import { baoEncode, baoEncodedLength, writePreOrder, type BaoEncodeOptions, type BaoEncoding } from './encode.js';
 import { levelsAbove } from './levels.js';
-import { blockLength, HEADER_LEN } from './tree.js';
+import { blockLength, concat, HEADER_LEN } from './tree.js';
 
 export interface BaoEncodeParallelOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}
 
-/** A platform's pool: every chunk's chaining value, or undefined where the
- * input stays on this thread (small, or no workers). */
-export type ChunkValues = (bytes: Uint8Array, options?: AsyncHashOptions) => Promise<Uint8Array | undefined>;
+/** A platform's pool: every chunk's chaining value, per piece, or undefined
+ * where the input stays on this thread (small, or no workers). */
+export type ChunkValues = (bytes: Uint8Array, options?: AsyncHashOptions) => Promise<Uint8Array[] | undefined>;
 
 const encoder = new TextEncoder();
 
@@ -32,7 +32,7 @@ export async function baoEncodeOn(chunkValues: ChunkValues, input: Input, option
   }
   // The caller's buffer could have been detached or shrunk meanwhile.
   checkIntact(content, length, 'input');
-  const { levels, top } = levelsAbove(values, true);
+  const { levels, top } = levelsAbove(concat(values), true);
   const encoding = new Uint8Array(baoEncodedLength(length, { outboard }));
   new DataView(encoding.buffer).setBigUint64(0, BigInt(length), true);
   writePreOrder(levels, length, blockLength(0), encoding, HEADER_LEN, outboard ? undefined : content);

@@ -20,12 +20,18 @@ export interface BaoTreeOptions {
 
 const encoder = new TextEncoder();
 
-function treeOptions(options: BaoTreeOptions | undefined): { block: number; post: boolean } {
+/** `options` checked, and its chunkLog (4, iroh's, by default). */
+export function chunkLogOf(options: { chunkLog?: number } | undefined): number {
   checkOptions(options, 'options');
   const chunkLog = options?.chunkLog ?? 4;
   if (!Number.isInteger(chunkLog) || chunkLog < 0 || chunkLog > 16) {
     throw new RangeError(`blake3-kit: options.chunkLog must be an integer from 0 to 16; got ${String(chunkLog)}`);
   }
+  return chunkLog;
+}
+
+function treeOptions(options: BaoTreeOptions | undefined): { block: number; post: boolean } {
+  const chunkLog = chunkLogOf(options);
   const order = options?.order ?? 'pre';
   if (order !== 'pre' && order !== 'post') throw new TypeError(`blake3-kit: options.order must be 'pre' or 'post'; got ${String(order)}`);
   return { block: blockLength(chunkLog), post: order === 'post' };

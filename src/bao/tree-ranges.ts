@@ -9,9 +9,10 @@
 // its chunks: the parents of the parts they meet, and each chunk they meet.
 // Ranges past the end of the blob ask for its last chunk (a size proof).
 
-import { checkOptions, toBytes, type Input } from '../input.js';
+import { toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash } from './decode.js';
 import { equal } from './equal.js';
+import { chunkLogOf } from './tree-outboard.js';
 import { CHUNK_LEN, concat, leafChainingValue, leafRootHash, PARENT_LEN, parentChainingValue } from './tree.js';
 
 /** Chunk ranges, [start, end) in 1024-byte chunks; end Infinity for "to the end". */
@@ -27,15 +28,6 @@ export interface BaoTreeRangeOptions {
 type Boundaries = readonly number[];
 
 const encoder = new TextEncoder();
-
-function minLevelOf(options: BaoTreeRangeOptions | undefined): number {
-  checkOptions(options, 'options');
-  const chunkLog = options?.chunkLog ?? 4;
-  if (!Number.isInteger(chunkLog) || chunkLog < 0 || chunkLog > 16) {
-    throw new RangeError(`blake3-kit: options.chunkLog must be an integer from 0 to 16; got ${String(chunkLog)}`);
-  }
-  return chunkLog;
-}
 
 /** `ranges` checked, sorted and merged into boundaries. */
 function boundariesOf(ranges: unknown): number[] {
@@ -143,7 +135,7 @@ function subtreeValue(bytes: Uint8Array, startChunk: number, isRoot: boolean): U
  * hash alone. Returns the encoding and the root hash.
  */
 export function baoTreeEncodeRanges(input: Input, ranges: ChunkRangeList, options?: BaoTreeRangeOptions): { encoding: Uint8Array; hash: Uint8Array } {
-  const minLevel = minLevelOf(options);
+  const minLevel = chunkLogOf(options);
   const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
   const asked = boundariesOf(ranges);
   const query = truncate(asked, content.length);
@@ -185,7 +177,7 @@ export function baoTreeDecodeRanges(
   ranges: ChunkRangeList,
   options?: BaoTreeRangeOptions,
 ): { offset: number; bytes: Uint8Array }[] {
-  const minLevel = minLevelOf(options);
+  const minLevel = chunkLogOf(options);
   const bytes = toBytes(encoding, 'encoding');
   const root = checkHash(hash);
   if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`blake3-kit: size must be a non-negative safe integer; got ${String(size)}`);

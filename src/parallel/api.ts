@@ -46,9 +46,9 @@ export function parallelApi(platform: ParallelPlatform) {
      * stream is read. At most two pieces per worker are held at once. */
     hashStream: (source: StreamSource, options?: ParallelOptions): Promise<Uint8Array> => hashStream(workers, source, options),
     /** Every chunk's chaining value of an in-memory input (hash mode), 32
-     * bytes each, computed across the pool for Bao encoding; undefined
-     * where the input stays on this thread. */
-    chunkValues: (bytes: Uint8Array, options?: AsyncHashOptions): Promise<Uint8Array | undefined> => chunkValues(workers, bytes, options),
+     * bytes each, per piece in order, computed across the pool for Bao
+     * encoding; undefined where the input stays on this thread. */
+    chunkValues: (bytes: Uint8Array, options?: AsyncHashOptions): Promise<Uint8Array[] | undefined> => chunkValues(workers, bytes, options),
     /** For sources that read any range on demand (files); undefined where
      * the caller should hash serially. */
     hashRanges: (total: number, read: RangeReader, options?: ParallelOptions): Promise<Uint8Array | undefined> =>
@@ -78,14 +78,29 @@ async function hashParallel(lifecycle: PoolLifecycle, input: Input, options: Par
   const { tree, length: outLength } = prepare(options);
   options?.signal?.throwIfAborted();
   const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : toBytes(input, 'input');
+  const run = await bytesOnPool(lifecycle, tree, bytes, options, false);
+  if (run === undefined) return serialHash(bytes, options);
+  return rootFromPieces(tree.mode, tree.key, run.cvs, run.pieceLength, bytes.length, outLength);
+}
+
+/** `bytes` in pieces across the pool: each piece's chaining value, or
+ * (perChunk) its chunks'; undefined where the input stays on this thread
+ * (no workers, or a single piece). */
+async function bytesOnPool(
+  lifecycle: PoolLifecycle,
+  tree: TreeMode,
+  bytes: Uint8Array,
+  options: AsyncHashOptions | undefined,
+  perChunk: boolean,
+): Promise<{ cvs: Uint8Array[]; pieceLength: number } | undefined> {
   const total = bytes.length;
   const workers = lifecycle.poolFor(total);
-  if (!workers) return serialHash(bytes, options);
+  if (!workers) return undefined;
   const pieceLength = pieceLengthFor(lifecycle.settings, total, workers.size);
-  if (total <= pieceLength) return serialHash(bytes, options);
+  if (total <= pieceLength) return undefined;
   const staging = pieceBuffers(pieceLength, lifecycle.copyShared());
-  const { cvs } = await runTree(tree, bytesPieces(bytes, total, pieceLength, staging), options, total, workers, staging);
-  return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, total, outLength);
+  const { cvs } = await runTree(tree, bytesPieces(bytes, total, pieceLength, staging), options, total, workers, staging, perChunk);
+  return { cvs, pieceLength };
 }
 
 async function hashBlob(lifecycle: PoolLifecycle, blob: Blob, options: ParallelOptions | undefined): Promise<Uint8Array> {
@@ -106,22 +121,9 @@ async function hashBlob(lifecycle: PoolLifecycle, blob: Blob, options: ParallelO
   return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, total, outLength);
 }
 
-async function chunkValues(lifecycle: PoolLifecycle, bytes: Uint8Array, options: AsyncHashOptions | undefined): Promise<Uint8Array | undefined> {
+async function chunkValues(lifecycle: PoolLifecycle, bytes: Uint8Array, options: AsyncHashOptions | undefined): Promise<Uint8Array[] | undefined> {
   options?.signal?.throwIfAborted();
-  const total = bytes.length;
-  const workers = lifecycle.poolFor(total);
-  if (!workers) return undefined;
-  const pieceLength = pieceLengthFor(lifecycle.settings, total, workers.size);
-  if (total <= pieceLength) return undefined;
-  const staging = pieceBuffers(pieceLength, lifecycle.copyShared());
-  const { cvs } = await runTree(HASH_TREE, bytesPieces(bytes, total, pieceLength, staging), options, total, workers, staging, true);
-  const out = new Uint8Array(32 * Math.ceil(total / 1024));
-  let at = 0;
-  for (const values of cvs) {
-    out.set(values, at);
-    at += values.length;
-  }
-  return out;
+  return (await bytesOnPool(lifecycle, HASH_TREE, bytes, options, true))?.cvs;
 }
 
 /**

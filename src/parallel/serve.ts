@@ -3,7 +3,7 @@
 
 import { attach } from '../wasm/core.js';
 import { instantiate } from '../wasm/load.js';
-import { chunkChainingValues, subtreeChainingValue } from '../wasm/subtree.js';
+import { chunkChainingValuesAt, subtreeChainingValue } from '../wasm/subtree.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => void): (message: ToWorker) => void {
@@ -18,13 +18,10 @@ export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => v
       return;
     }
     const { id, mode, key, offset, bytes, chunks, returnBytes } = message;
-    const chunk = offset / 1024; // pieces start on chunk boundaries
     const failed = (error: unknown) => post({ type: 'failed', id, message: String((error as Error)?.message ?? error) });
     const answer = (piece: Uint8Array) => {
       try {
-        const cv = chunks
-          ? chunkChainingValues(mode, key, chunk % 2 ** 32, Math.floor(chunk / 2 ** 32), piece)
-          : subtreeChainingValue(mode, key, offset, piece);
+        const cv = chunks ? chunkChainingValuesAt(mode, key, offset, piece) : subtreeChainingValue(mode, key, offset, piece);
         if (returnBytes) post({ type: 'done', id, cv, bytes: piece }, [piece.buffer as ArrayBuffer]);
         else post({ type: 'done', id, cv, bytes: undefined });
       } catch (error) {

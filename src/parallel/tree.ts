@@ -4,7 +4,7 @@
 
 import type { Mode } from '../modes.js';
 import type { AsyncHashOptions } from '../input.js';
-import { chunkChainingValues, subtreeChainingValue } from '../wasm/subtree.js';
+import { chunkChainingValuesAt, subtreeChainingValue } from '../wasm/subtree.js';
 import type { PieceBuffers } from './buffers.js';
 import { sizeOf, type WorkerPool } from './pool.js';
 import { abortable } from './promises.js';
@@ -28,12 +28,6 @@ export interface Piece {
   /** The same bytes again, to hash here if the piece's worker is lost;
    * undefined where they are gone (moved to that worker). */
   recompute: (() => Uint8Array | Promise<Uint8Array>) | undefined;
-}
-
-/** Every chunk's chaining value of a piece at byte `offset`, here. */
-function chunkValuesAt(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
-  const chunk = offset / 1024;
-  return chunkChainingValues(mode, key, chunk % 2 ** 32, Math.floor(chunk / 2 ** 32), bytes);
 }
 
 export interface TreeRun {
@@ -81,7 +75,8 @@ export async function runTree(
           bytes,
           transfer: !shared,
           chunks: perChunk,
-          fallback: recompute && (async () => (perChunk ? chunkValuesAt : subtreeChainingValue)(tree.mode, tree.key, offset, await recompute())),
+          fallback:
+            recompute && (async () => (perChunk ? chunkChainingValuesAt : subtreeChainingValue)(tree.mode, tree.key, offset, await recompute())),
         })
         .then((result) => {
           cvs[index] = result.cv;

@@ -54,6 +54,12 @@ export function mergeNonRoot(mode: Mode, key: Uint8Array | undefined, left: Uint
   return staging.slice(0, 32);
 }
 
+/** chunkChainingValues of `bytes` at input byte `offset` (a chunk boundary). */
+export function chunkChainingValuesAt(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
+  const chunk = offset / CHUNK_LEN;
+  return chunkChainingValues(mode, key, chunk % TWO_32, Math.floor(chunk / TWO_32), bytes);
+}
+
 /** Chaining values of the chunks of `bytes` from chunk `counterHi * 2^32 +
  * counterLo` (whole chunks but the last), a staging buffer at a time. */
 export function chunkChainingValues(mode: Mode, key: Uint8Array | undefined, counterLo: number, counterHi: number, bytes: Uint8Array): Uint8Array {
