@@ -170,12 +170,17 @@ describe('mapped files and SIGBUS', () => {
         const took = performance.now() - started;
         const listener = () => {};
         const hashing = b3.hashFile(path); // mapped, one task
-        setTimeout(() => {
+        // The next run waits for this truncation: on a loaded machine the
+        // mapped hash can finish first, and a late truncation would then
+        // cut the next run's file under its unmapped reference hash.
+        const truncated = new Promise((resolve) => setTimeout(() => {
           process.on('SIGBUS', listener);
           truncateSync(path, run % 2 ? 0 : 5 << 20);
-        }, (run / 12) * took);
+          resolve();
+        }, (run / 12) * took));
         try { await hashing; outcomes.push('digest'); }
         catch (e) { outcomes.push(e.code); }
+        await truncated;
         process.off('SIGBUS', listener);
       }
       rmSync(dir, { recursive: true });
