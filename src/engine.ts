@@ -48,6 +48,10 @@ export interface TreeOps {
   chunkChainingValues(mode: Mode, key: Uint8Array | undefined, counterLo: number, counterHi: number, bytes: Uint8Array): Uint8Array;
   /** Parent chaining values (never roots) of 64-byte (left, right) records. */
   parentChainingValues(mode: Mode, key: Uint8Array | undefined, records: Uint8Array): Uint8Array;
+  /** The pre-order Bao tree of `content` (leaves of 2^chunkLog chunks, the
+   * content in place when `combined`) into all of `out`; returns the root
+   * hash. Native only: in wasm, bao/encode.ts builds it from the values. */
+  preOrder?(mode: Mode, key: Uint8Array | undefined, content: Uint8Array, chunkLog: number, combined: boolean, out: Uint8Array): Uint8Array;
 }
 
 /** The inputs of a hashMany call, checked: one buffer of `itemLength`-byte

@@ -4,6 +4,8 @@
 // leaf's bytes in place. The outboard encoding leaves the content out.
 
 import { checkOptions, toBytes, type Input } from '../input.js';
+import { MODE_HASH } from '../modes.js';
+import { treeOps } from '../tree-ops.js';
 import { treeLevels } from './levels.js';
 import { blockLength, CHUNK_LEN, HEADER_LEN, parentsLength } from './tree.js';
 
@@ -43,6 +45,11 @@ export function baoEncode(input: Input, options?: BaoEncodeOptions): BaoEncoding
  * the root hash. The chaining values all come from one batched pass.
  */
 export function encodeTree(content: Uint8Array, block: number, out: Uint8Array, start: number, outboard: boolean): Uint8Array {
+  const tree = treeOps();
+  if (tree.preOrder !== undefined) {
+    // The addon in one pass (crate/native/src/outboard.rs).
+    return tree.preOrder(MODE_HASH, undefined, content, Math.log2(block / CHUNK_LEN), !outboard, out.subarray(start));
+  }
   const { levels, top } = treeLevels(content);
   writePreOrder(levels, content.length, block, out, start, outboard ? undefined : content);
   return top;

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** Must equal the addon's `abiVersion()` (crate/node/src/lib.rs). */
-export const NATIVE_ABI_VERSION = 4;
+export const NATIVE_ABI_VERSION = 5;
 
 /** The official crate's Hasher behind a napi class. */
 export interface NativeHasherHandle {
@@ -58,6 +58,8 @@ export interface NativeAddon {
   ): Uint8Array;
   chunkChainingValues(mode: number, key: Uint8Array | null | undefined, counterLo: number, counterHi: number, input: Uint8Array): Uint8Array;
   parentChainingValues(mode: number, key: Uint8Array | null | undefined, records: Uint8Array): Uint8Array;
+  /** The pre-order Bao tree of `content` into all of `out`; returns the root hash. */
+  baoEncode(mode: number, key: Uint8Array | null | undefined, content: Uint8Array, chunkLog: number, combined: boolean, out: Uint8Array): Uint8Array;
   hashMany(
     mode: number,
     key: Uint8Array | null | undefined,

@@ -10,8 +10,10 @@ mod cpu;
 mod error;
 mod file;
 mod guard;
+mod kernel;
 mod many;
 mod mode;
+mod outboard;
 mod pool;
 mod subtree;
 
@@ -21,6 +23,7 @@ pub use file::{hash_file, update_from_fd, MMAP_MIN, READ_BUF};
 pub use guard::reclaim as reclaim_sigbus;
 pub use many::{hash_many, Items};
 pub use mode::{context_key, fill, hash_into, mode_key, new_hasher, Mode, KEY_LEN, MAX_OUTPUT};
+pub use outboard::{encode as bao_encode, encoded_len as bao_encoded_len, MAX_CHUNK_LOG};
 pub use pool::{set_threads, threads, update, Pool, MAX_THREADS, RAYON_MIN};
 pub use subtree::{chunk_chaining_values, max_subtree_len, merge_subtrees, parent_chaining_values, subtree_chaining_value, CV_LEN};
 

@@ -3,27 +3,13 @@
 //! then their roots. A 4 KiB filesystem block is only 4 chunks, which fills
 //! a quarter of AVX-512's 16 lanes when hashed alone.
 //!
-//! The official crate has the kernel for this (`hash_many`, inputs given by
-//! pointer, one counter for all when not incrementing) but keeps it private.
-//! Its C/assembly versions are plain linked symbols, so we call those, and
-//! the tests hold every result to `blake3::hash` and friends. Where there is
-//! no such symbol (other targets) or an input does not fit the kernel, each
-//! input is hashed on its own with the crate's `Hasher`.
+//! The lanes are upstream's `hash_many` kernels (kernel.rs). Where there is
+//! none (other targets) or an input does not fit the kernel, each input is
+//! hashed on its own with the crate's `Hasher`.
 
 use crate::error::InvalidArg;
-use crate::mode::{mode_key, new_hasher, Mode, KEY_LEN};
+use crate::kernel::{kernel, HashManyFn, Params, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, CV_LEN, PARENT, ROOT};
 use crate::pool;
-
-const BLOCK_LEN: usize = 64;
-const CHUNK_LEN: usize = 1024;
-const CV_LEN: usize = 32;
-const CHUNK_START: u8 = 1 << 0;
-const CHUNK_END: u8 = 1 << 1;
-const PARENT: u8 = 1 << 2;
-const ROOT: u8 = 1 << 3;
-const KEYED_HASH: u8 = 1 << 4;
-const DERIVE_KEY_MATERIAL: u8 = 1 << 6;
-const IV: [u32; 8] = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
 
 /// Inputs of up to this many chunks go through the kernel together; a longer
 /// one fills the lanes by itself (the crate hashes its chunks 16 at a time).
@@ -31,101 +17,6 @@ const MAX_LANE_CHUNKS: usize = 16;
 /// Inputs per group: AVX-512's 16 lanes. A group's chaining values (16 x 16
 /// x 32 bytes) stay on the stack and in L1.
 const GROUP: usize = 16;
-
-/// `blake3_hash_many_*` in upstream's `c/blake3_impl.h`.
-type HashManyFn = unsafe extern "C" fn(
-    inputs: *const *const u8,
-    num_inputs: usize,
-    blocks: usize,
-    key: *const u32,
-    counter: u64,
-    increment_counter: bool,
-    flags: u8,
-    flags_start: u8,
-    flags_end: u8,
-    out: *mut u8,
-);
-
-/// Declares upstream's `blake3_hash_many_*` symbols, all of `HashManyFn`'s signature.
-macro_rules! hash_many_symbols {
-    ($($name:ident),*) => {
-        extern "C" {
-            $(
-                fn $name(
-                    inputs: *const *const u8,
-                    num_inputs: usize,
-                    blocks: usize,
-                    key: *const u32,
-                    counter: u64,
-                    increment_counter: bool,
-                    flags: u8,
-                    flags_start: u8,
-                    flags_end: u8,
-                    out: *mut u8,
-                );
-            )*
-        }
-    };
-}
-
-#[cfg(target_arch = "x86_64")]
-hash_many_symbols!(blake3_hash_many_avx512, blake3_hash_many_avx2, blake3_hash_many_sse41);
-#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-hash_many_symbols!(blake3_hash_many_neon);
-
-/// The widest of upstream's kernels this CPU runs, as upstream picks it.
-fn kernel() -> Option<HashManyFn> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl") {
-            return Some(blake3_hash_many_avx512);
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Some(blake3_hash_many_avx2);
-        }
-        if std::arch::is_x86_feature_detected!("sse4.1") {
-            return Some(blake3_hash_many_sse41);
-        }
-    }
-    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-    return Some(blake3_hash_many_neon);
-    #[allow(unreachable_code)]
-    None
-}
-
-/// The batch's mode, as the kernel takes it: key words and flags.
-#[derive(Clone, Copy)]
-struct Params {
-    mode: u32,
-    key: Option<[u8; KEY_LEN]>,
-    words: [u32; 8],
-    flags: u8,
-}
-
-impl Params {
-    fn new(mode: u32, key: Option<&[u8]>) -> Result<Params, InvalidArg> {
-        let (checked, key) = mode_key(mode, key)?;
-        let flags = match checked {
-            Mode::Hash => 0,
-            Mode::Keyed => KEYED_HASH,
-            Mode::DeriveKey => DERIVE_KEY_MATERIAL,
-        };
-        let words = match key {
-            Some(key) => std::array::from_fn(|i| u32::from_le_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]])),
-            None => IV,
-        };
-        Ok(Params { mode, key: key.copied(), words, flags })
-    }
-
-    /// One input on its own, through the crate's Hasher.
-    fn hash_alone(&self, input: &[u8], out: &mut [u8]) {
-        // Checked in `new`: this cannot fail.
-        if let Ok(mut hasher) = new_hasher(self.mode, self.key.as_ref().map(|k| &k[..])) {
-            hasher.update(input);
-            hasher.finalize_xof().fill(out);
-        }
-    }
-}
 
 /// The inputs of a batch: one buffer and where each input ends in it.
 pub enum Items<'a> {

@@ -90,25 +90,35 @@ fn misuse_is_an_error_not_a_panic() {
 #[test]
 fn batches_equal_one_call_each() {
     use blake3_kit_native::{chunk_chaining_values, parent_chaining_values};
-    let input = pattern(70_001);
+    // Past 1 MiB (RAYON_MIN) the batches run on the pool's threads; the
+    // kernel takes the whole chunks, a Hasher the short last one.
+    let input = pattern((2 << 20) + 1000);
     for mode in 0..3 {
         let key = key_for(mode);
         let key = key.as_ref().map(|k| &k[..]);
         for counter in [0u64, 5, 1 << 30] {
-            let batch = chunk_chaining_values(mode, key, counter, &input).unwrap();
-            for (i, chunk) in input.chunks(1024).enumerate() {
-                let one = subtree_chaining_value(mode, key, (counter + i as u64) * 1024, chunk).unwrap();
-                assert_eq!(batch[32 * i..32 * i + 32], one, "mode {mode} counter {counter} chunk {i}");
+            for len in [1, 1023, 1024, 1025, 64 * 1024, 70_001, input.len()] {
+                let input = &input[..len];
+                let batch = chunk_chaining_values(mode, key, counter, input).unwrap();
+                assert_eq!(batch.len(), len.div_ceil(1024) * CV_LEN);
+                for (i, chunk) in input.chunks(1024).enumerate() {
+                    let one = subtree_chaining_value(mode, key, (counter + i as u64) * 1024, chunk).unwrap();
+                    assert_eq!(batch[32 * i..32 * i + 32], one, "mode {mode} counter {counter} len {len} chunk {i}");
+                }
             }
         }
-        let records = &input[..64 * 100];
-        let parents = parent_chaining_values(mode, key, records).unwrap();
-        for (i, record) in records.chunks(64).enumerate() {
-            let mut one = [0; CV_LEN];
-            merge_subtrees(mode, key, &record[..32], &record[32..], false, 0, &mut one).unwrap();
-            assert_eq!(parents[32 * i..32 * i + 32], one);
+        for count in [1, 100, (1 << 20) / 64 + 77] {
+            let records = &input[..64 * count];
+            let parents = parent_chaining_values(mode, key, records).unwrap();
+            assert_eq!(parents.len(), count * CV_LEN);
+            for (i, record) in records.chunks(64).enumerate() {
+                let mut one = [0; CV_LEN];
+                merge_subtrees(mode, key, &record[..32], &record[32..], false, 0, &mut one).unwrap();
+                assert_eq!(parents[32 * i..32 * i + 32], one, "mode {mode} count {count} parent {i}");
+            }
         }
     }
+    assert!(parent_chaining_values(0, None, &[]).unwrap().is_empty());
     assert_eq!(chunk_chaining_values(0, None, 0, &[]).unwrap_err().arg, "input");
     assert_eq!(chunk_chaining_values(0, None, u64::MAX / 1024, &input[..1024]).unwrap_err().arg, "counter");
     assert_eq!(parent_chaining_values(0, None, &input[..65]).unwrap_err().arg, "records");

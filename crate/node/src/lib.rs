@@ -18,7 +18,7 @@ use crate::tasks::{signal, FileTask};
 pub use hasher::NativeHasher;
 
 /// Bumped on any change the loader must know about: it refuses other versions.
-const ABI_VERSION: u32 = 4;
+const ABI_VERSION: u32 = 5;
 
 /// The largest output we hand back as one Uint8Array (Node 20's
 /// buffer.constants.MAX_LENGTH is 2^32).
@@ -173,6 +173,32 @@ pub fn chunk_chaining_values(
     let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
     let counter = integer(env, "counterLo", counter_lo, u32::MAX as f64)? | integer(env, "counterHi", counter_hi, u32::MAX as f64)? << 32;
     Ok(Uint8Array::new(kit::chunk_chaining_values(mode, key, counter, input).map_err(|e| invalid_arg(env, e))?))
+}
+
+/// A Bao tree in pre-order into all of `out` (no length header): the
+/// parents over leaves of 2^`chunkLog` chunks, with the content in place
+/// when `combined`. Returns the root hash.
+#[napi(catch_unwind)]
+pub fn bao_encode(
+    env: &Env,
+    mode: f64,
+    key: Option<Uint8ArraySlice>,
+    content: Uint8ArraySlice,
+    chunk_log: f64,
+    combined: bool,
+    mut out: Uint8ArraySlice,
+) -> Result<Uint8Array> {
+    let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+    let chunk_log = integer(env, "chunkLog", chunk_log, u32::MAX as f64)? as u32;
+    let key = key.as_deref();
+    let content = &content[..];
+    if ranges_overlap(content, &out) || key.is_some_and(|k| ranges_overlap(k, &out)) {
+        return Err(range_error(env, "out must not overlap content or key".to_string()));
+    }
+    // SAFETY: checked above: no other live reference sees these bytes.
+    let out = unsafe { out.as_mut() };
+    let root = kit::bao_encode(mode, key, content, chunk_log, combined, out).map_err(|e| invalid_arg(env, e))?;
+    Ok(Uint8Array::new(root.to_vec()))
 }
 
 /// Parent chaining values of 64-byte (left, right) records (never roots).
