@@ -50,8 +50,18 @@ export interface TreeOps {
   parentChainingValues(mode: Mode, key: Uint8Array | undefined, records: Uint8Array): Uint8Array;
   /** The pre-order Bao tree of `content` (leaves of 2^chunkLog chunks, the
    * content in place when `combined`) into all of `out`; returns the root
-   * hash. Native only: in wasm, bao/encode.ts builds it from the values. */
-  preOrder?(mode: Mode, key: Uint8Array | undefined, content: Uint8Array, chunkLog: number, combined: boolean, out: Uint8Array): Uint8Array;
+   * hash (`root`), else the chaining value of `content` as the subtree from
+   * chunk `first`. Native only: in wasm, bao/ builds it from the values. */
+  preOrder?(
+    mode: Mode,
+    key: Uint8Array | undefined,
+    content: Uint8Array,
+    first: number,
+    chunkLog: number,
+    combined: boolean,
+    root: boolean,
+    out: Uint8Array,
+  ): Uint8Array;
 }
 
 /** The inputs of a hashMany call, checked: one buffer of `itemLength`-byte

@@ -6,7 +6,9 @@
 import { toBytes } from '../input.js';
 import { equal } from './equal.js';
 import { isParent, treeLevels } from './levels.js';
-import { blockLength, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
+import { MODE_HASH } from '../modes.js';
+import { treeOps } from '../tree-ops.js';
+import { blockLength, CHUNK_LEN, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
 
 /** The encoding does not match the hash, or is malformed (truncated, extra
  * bytes, a length header that disagrees with it). */
@@ -94,6 +96,20 @@ export function verifySubtree(
     walk(at + left, length - left);
   };
   walk(0, size);
+  const ops = treeOps();
+  if (ops.preOrder !== undefined) {
+    // The addon computes every parent in one pass (crate/native/src/outboard.rs);
+    // they are compared here in pre-order, as stored.
+    const found = new Uint8Array((parents.length / 3) * PARENT_LEN);
+    const top = ops.preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
+    if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
+    for (let i = 0; i < parents.length; i += 3) {
+      if (!sameBytes(tree, parents[i]!, found, (i / 3) * PARENT_LEN, PARENT_LEN)) {
+        throw new BaoVerifyError(`the tree node above byte ${offset + parents[i + 1]!} does not match the hash`);
+      }
+    }
+    return { content: out, end: cursor };
+  }
   const { levels, top } = treeLevels(out, offset / 1024, isRoot);
   if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
   for (let i = 0; i < parents.length; i += 3) {
@@ -103,4 +119,11 @@ export function verifySubtree(
     }
   }
   return { content: out, end: cursor };
+}
+
+/** Whether `count` bytes of `a` from `atA` equal those of `b` from `atB`. */
+export function sameBytes(a: Uint8Array, atA: number, b: Uint8Array, atB: number, count: number): boolean {
+  let difference = 0;
+  for (let i = 0; i < count; i++) difference |= a[atA + i]! ^ b[atB + i]!;
+  return difference === 0;
 }

@@ -48,7 +48,7 @@ export function encodeTree(content: Uint8Array, block: number, out: Uint8Array, 
   const tree = treeOps();
   if (tree.preOrder !== undefined) {
     // The addon in one pass (crate/native/src/outboard.rs).
-    return tree.preOrder(MODE_HASH, undefined, content, Math.log2(block / CHUNK_LEN), !outboard, out.subarray(start));
+    return tree.preOrder(MODE_HASH, undefined, content, 0, Math.log2(block / CHUNK_LEN), !outboard, true, out.subarray(start));
   }
   const { levels, top } = treeLevels(content);
   writePreOrder(levels, content.length, block, out, start, outboard ? undefined : content);

@@ -5,11 +5,13 @@
 // At chunkLog 0 in pre-order this is bao's outboard without its header.
 
 import { checkOptions, toBytes, type Input } from '../input.js';
-import { BaoVerifyError, checkHash } from './decode.js';
+import { MODE_HASH } from '../modes.js';
+import { treeOps } from '../tree-ops.js';
+import { BaoVerifyError, checkHash, sameBytes } from './decode.js';
 import { encodeTree } from './encode.js';
 import { equal } from './equal.js';
 import { forEachParent, isParent, treeLevels, writeParent } from './levels.js';
-import { blockLength, PARENT_LEN, parentsLength } from './tree.js';
+import { blockLength, CHUNK_LEN, PARENT_LEN, parentsLength } from './tree.js';
 
 export interface BaoTreeOptions {
   /** log2 of the chunks per leaf group, 0 to 16; 4 (16 KiB) by default, as iroh. */
@@ -58,6 +60,20 @@ export function baoTreeDecodeOutboard(
   const tree = toBytes(outboard, 'outboard');
   const root = checkHash(hash);
   if (tree.length !== parentsLength(data.length, block)) throw new BaoVerifyError('outboard does not fit the content length');
+  const ops = treeOps();
+  if (!post && ops.preOrder !== undefined) {
+    // The addon builds the whole outboard in one pass; compared as stored.
+    const built = new Uint8Array(tree.length);
+    if (!equal(ops.preOrder(MODE_HASH, undefined, data, 0, Math.log2(block / CHUNK_LEN), false, true, built), root)) {
+      throw new BaoVerifyError('the content does not match the hash');
+    }
+    let cursor = 0;
+    forEachParent(data.length, block, false, (offset) => {
+      if (!sameBytes(tree, cursor, built, cursor, PARENT_LEN)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+      cursor += PARENT_LEN;
+    });
+    return data.slice();
+  }
   const { levels, top: found } = treeLevels(data);
   if (!equal(found, root)) throw new BaoVerifyError('the content does not match the hash');
   let cursor = 0;

@@ -58,8 +58,17 @@ export interface NativeAddon {
   ): Uint8Array;
   chunkChainingValues(mode: number, key: Uint8Array | null | undefined, counterLo: number, counterHi: number, input: Uint8Array): Uint8Array;
   parentChainingValues(mode: number, key: Uint8Array | null | undefined, records: Uint8Array): Uint8Array;
-  /** The pre-order Bao tree of `content` into all of `out`; returns the root hash. */
-  baoEncode(mode: number, key: Uint8Array | null | undefined, content: Uint8Array, chunkLog: number, combined: boolean, out: Uint8Array): Uint8Array;
+  /** The pre-order Bao tree of `content` into all of `out`; returns the root hash, or the subtree's chaining value. */
+  baoEncode(
+    mode: number,
+    key: Uint8Array | null | undefined,
+    content: Uint8Array,
+    first: number,
+    chunkLog: number,
+    combined: boolean,
+    root: boolean,
+    out: Uint8Array,
+  ): Uint8Array;
   hashMany(
     mode: number,
     key: Uint8Array | null | undefined,

@@ -41,5 +41,6 @@ export const nativeTreeOps: TreeOps = {
   mergeSubtrees: (mode, key, left, right, root, length) => addon!.mergeSubtrees(mode, offHeapKey(key), left, right, root, length, 0, 0),
   chunkChainingValues: (mode, key, counterLo, counterHi, bytes) => addon!.chunkChainingValues(mode, offHeapKey(key), counterLo, counterHi, bytes),
   parentChainingValues: (mode, key, records) => addon!.parentChainingValues(mode, offHeapKey(key), records),
-  preOrder: (mode, key, content, chunkLog, combined, out) => addon!.baoEncode(mode, offHeapKey(key), content, chunkLog, combined, out),
+  preOrder: (mode, key, content, first, chunkLog, combined, root, out) =>
+    addon!.baoEncode(mode, offHeapKey(key), content, first, chunkLog, combined, root, out),
 };

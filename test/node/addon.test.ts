@@ -108,8 +108,8 @@ const bigFile = file('big.bin', big);
 
 describe('the addon', () => {
   it('has the ABI version the loader expects', () => {
-    expect(b.abiVersion()).toBe(4);
-    expect(NATIVE_ABI_VERSION).toBe(4);
+    expect(b.abiVersion()).toBe(5);
+    expect(NATIVE_ABI_VERSION).toBe(5);
   });
 
   it('names the kernels this CPU allows, as the kernel reports them', () => {
@@ -194,6 +194,35 @@ describe('hashInto', () => {
     const tail = new Uint8Array(1000);
     h.fill(tail, 99_000, 0);
     expect(hex(tail)).toBe(long.slice(2 * 99_000));
+  });
+});
+
+describe('baoEncode', () => {
+  it('writes the pre-order tree into all of out and returns the root hash or the subtree value', () => {
+    const content = pattern(5000);
+    const outboard = new Uint8Array(4 * 64);
+    expect(hex(b.baoEncode(0, null, content, 0, 0, false, true, outboard))).toBe(oneShot(0, null, content));
+    const combined = new Uint8Array(4 * 64 + 5000);
+    b.baoEncode(0, null, content, 0, 0, true, true, combined);
+    // The root node holds the values of the 4-chunk subtree and of the last chunk.
+    const left = b.baoEncode(0, null, content.subarray(0, 4096), 0, 0, false, false, new Uint8Array(3 * 64));
+    const right = b.baoEncode(0, null, content.subarray(4096), 4, 0, false, false, new Uint8Array(0));
+    expect(hex(outboard.subarray(0, 64))).toBe(hex(left) + hex(right));
+    expect(hex(combined.subarray(0, 64))).toBe(hex(outboard.subarray(0, 64)));
+    expect(hex(combined.subarray(-904))).toBe(hex(content.subarray(4096)));
+  });
+
+  it('refuses a wrong out, chunkLog or subtree, and an out over the content, naming them', () => {
+    const content = pattern(5000);
+    const error = (f: () => unknown) => thrown(f) as Error & { code: string };
+    expect(error(() => b.baoEncode(0, null, content, 0, 0, false, true, new Uint8Array(64))).message).toMatch(/^out /);
+    expect(error(() => b.baoEncode(0, null, content, 0, 17, false, true, new Uint8Array(0))).message).toMatch(/^chunkLog /);
+    expect(error(() => b.baoEncode(0, null, content, 4, 0, false, false, new Uint8Array(4 * 64))).message).toMatch(/^content /);
+    expect(error(() => b.baoEncode(0, null, content, 4, 0, false, true, new Uint8Array(4 * 64))).message).toMatch(/^first /);
+    const shared = new Uint8Array(5000 + 4 * 64);
+    const overlap = error(() => b.baoEncode(0, null, shared.subarray(0, 5000), 0, 0, false, true, shared.subarray(4000)));
+    expect(overlap).toBeInstanceOf(RangeError);
+    expect(overlap.message).toMatch(/overlap/);
   });
 });
 

@@ -13,7 +13,7 @@ use blake3::hazmat::{self, ChainingValue, HasherExt};
 use crate::error::InvalidArg;
 use crate::kernel::{Params, CHUNK_LEN, CV_LEN};
 use crate::pool;
-use crate::subtree::{chunk_values, parent_values};
+use crate::subtree::{chunk_values, max_subtree_len, parent_values};
 
 const PARENT_LEN: usize = 2 * CV_LEN;
 /// Chunks a batch hashes together: one kernel call for their chaining
@@ -34,38 +34,75 @@ pub fn encoded_len(len: u64, chunk_log: u32, combined: bool) -> u64 {
 }
 
 /// Writes the pre-order tree of `content` into `out` (exactly
-/// `encoded_len` bytes, no length header) and returns the root hash.
+/// `encoded_len` bytes, no length header) and returns the root hash
+/// (`root`), or else the chaining value of `content` as the subtree that
+/// starts at chunk `first` of a larger input.
+#[allow(clippy::too_many_arguments)]
 pub fn encode(
     mode: u32,
     key: Option<&[u8]>,
     content: &[u8],
+    first: u64,
     chunk_log: u32,
     combined: bool,
+    root: bool,
     out: &mut [u8],
 ) -> Result<[u8; 32], InvalidArg> {
     let params = Params::new(mode, key)?;
     if chunk_log > MAX_CHUNK_LOG {
         return Err(InvalidArg::range("chunkLog", format!("chunkLog must be from 0 to {MAX_CHUNK_LOG}, got {chunk_log}")));
     }
+    if root && first != 0 {
+        return Err(InvalidArg::range("first", "first must be 0 for the root"));
+    }
+    if !root {
+        check_subtree(first, content.len())?;
+    }
     let want = encoded_len(content.len() as u64, chunk_log, combined);
     if out.len() as u64 != want {
-        return Err(InvalidArg::range("out", format!("the encoding is {want} bytes, out has {}", out.len())));
+        return Err(InvalidArg::range("out", format!("out must be the encoding's {want} bytes, got {}", out.len())));
     }
     let tree = Tree { params, chunk_log, combined };
     let block = CHUNK_LEN << chunk_log;
-    if content.len() <= block {
+    if root && content.len() <= block {
         // One leaf: no parents, and the root is the plain hash.
         out.copy_from_slice(if combined { content } else { &[] });
-        let mut root = [0; 32];
-        params.hash_alone(content, &mut root);
-        return Ok(root);
+        let mut hash = [0; 32];
+        params.hash_alone(content, &mut hash);
+        return Ok(hash);
     }
     let pool = pool::current();
-    let (left, right) = match pool.rayon_for(content.len()) {
+    let parallel = pool.rayon_for(content.len());
+    if !root {
+        return Ok(match parallel {
+            Some(rayon) => rayon.install(|| tree.subtree(content, first, out, true)),
+            None => tree.subtree(content, first, out, false),
+        });
+    }
+    let (left, right) = match parallel {
         Some(rayon) => rayon.install(|| tree.children(content, 0, out, true)),
         None => tree.children(content, 0, out, false),
     };
     Ok(*hazmat::merge_subtrees_root(&left, &right, params.hazmat_mode()).as_bytes())
+}
+
+/// A non-root subtree: not empty, and within the subtree that can start at
+/// chunk `first` (upstream's power-of-two rule).
+fn check_subtree(first: u64, len: usize) -> Result<(), InvalidArg> {
+    let offset = first.checked_mul(CHUNK_LEN as u64).filter(|offset| offset.checked_add(len as u64).is_some());
+    let Some(offset) = offset else {
+        return Err(InvalidArg::range("first", "first puts the subtree past the 2^64-byte input limit"));
+    };
+    if len == 0 {
+        return Err(InvalidArg::range("content", "content must hold at least one byte for a subtree"));
+    }
+    if let Some(max) = max_subtree_len(offset)?.filter(|&max| len as u64 > max) {
+        return Err(InvalidArg::range(
+            "content",
+            format!("content of {len} bytes does not fit the subtree at chunk {first}, which holds at most {max}"),
+        ));
+    }
+    Ok(())
 }
 
 struct Tree {

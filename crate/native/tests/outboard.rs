@@ -49,7 +49,7 @@ fn reference(mode: u32, key: Option<&[u8]>, content: &[u8], chunk_log: u32, comb
 fn check(mode: u32, key: Option<&[u8]>, content: &[u8], chunk_log: u32, combined: bool) {
     let (want, want_root) = reference(mode, key, content, chunk_log, combined);
     let mut out = vec![0xA5; bao_encoded_len(content.len() as u64, chunk_log, combined) as usize];
-    let root = bao_encode(mode, key, content, chunk_log, combined, &mut out).unwrap();
+    let root = bao_encode(mode, key, content, 0, chunk_log, combined, true, &mut out).unwrap();
     let what = format!("mode {mode} len {} chunk_log {chunk_log} combined {combined}", content.len());
     assert_eq!(root, want_root, "{what}");
     assert!(out == want, "{what}");
@@ -90,16 +90,42 @@ fn matches_the_reference_in_every_mode_and_on_the_pool() {
 fn the_root_is_the_plain_hash() {
     let input = pattern(300_000);
     let mut out = vec![0; bao_encoded_len(input.len() as u64, 0, false) as usize];
-    assert_eq!(bao_encode(0, None, &input, 0, false, &mut out).unwrap(), *blake3::hash(&input).as_bytes());
+    assert_eq!(bao_encode(0, None, &input, 0, 0, false, true, &mut out).unwrap(), *blake3::hash(&input).as_bytes());
 }
 
 #[test]
 fn misuse_is_an_error_not_a_panic() {
     let input = pattern(5000);
     let mut out = vec![0; bao_encoded_len(5000, 0, false) as usize];
-    let error = bao_encode(0, None, &input, 0, false, &mut out[1..]).unwrap_err();
+    let error = bao_encode(0, None, &input, 0, 0, false, true, &mut out[1..]).unwrap_err();
     assert_eq!((error.kind, error.arg), (ArgKind::Range, "out"));
-    let error = bao_encode(0, None, &input, MAX_CHUNK_LOG + 1, false, &mut out).unwrap_err();
+    let error = bao_encode(0, None, &input, 0, MAX_CHUNK_LOG + 1, false, true, &mut out).unwrap_err();
     assert_eq!((error.kind, error.arg), (ArgKind::Range, "chunkLog"));
-    assert_eq!(bao_encode(3, None, &input, 0, false, &mut out).unwrap_err().arg, "mode");
+    assert_eq!(bao_encode(3, None, &input, 0, 0, false, true, &mut out).unwrap_err().arg, "mode");
+    assert_eq!(bao_encode(0, None, &input, 4, 0, false, true, &mut out).unwrap_err().arg, "first");
+    // Chunk 4 starts a subtree of at most 4 chunks; 5000 bytes are 5.
+    assert_eq!(bao_encode(0, None, &input, 4, 0, false, false, &mut out).unwrap_err().arg, "content");
+    assert_eq!(bao_encode(0, None, &[], 4, 0, false, false, &mut []).unwrap_err().arg, "content");
+    assert_eq!(bao_encode(0, None, &input[..1024], u64::MAX / 1024, 0, false, false, &mut []).unwrap_err().arg, "first");
+}
+
+#[test]
+fn subtrees_give_their_chaining_value_and_their_part_of_the_tree() {
+    // Subtree (first, chunks) of a larger input: its bytes in the whole
+    // encoding, and the value its parent holds for it.
+    let input = pattern(300 * 1024 + 77);
+    for chunk_log in [0, 2, 4] {
+        for combined in [false, true] {
+            for (first, chunks) in [(0, 1), (1, 1), (2, 2), (64, 64), (256, 44), (128, 128), (0, 256)] {
+                let start = first * 1024;
+                let content = &input[start..input.len().min(start + chunks * 1024)];
+                let (want, want_cv) = node(0, None, content, start as u64, 1024 << chunk_log, combined);
+                let mut out = vec![0; bao_encoded_len(content.len() as u64, chunk_log, combined) as usize];
+                let cv = bao_encode(0, None, content, first as u64, chunk_log, combined, false, &mut out).unwrap();
+                let what = format!("chunk_log {chunk_log} combined {combined} first {first} chunks {chunks}");
+                assert_eq!(cv, want_cv, "{what}");
+                assert!(out == want, "{what}");
+            }
+        }
+    }
 }

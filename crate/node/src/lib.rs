@@ -12,7 +12,7 @@ use kit::{new_hasher, MAX_THREADS};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::errors::{integer, invalid_arg, range_error};
+use crate::errors::{integer, invalid_arg, range_error, MAX_SAFE_INTEGER};
 use crate::tasks::{signal, FileTask};
 
 pub use hasher::NativeHasher;
@@ -177,18 +177,23 @@ pub fn chunk_chaining_values(
 
 /// A Bao tree in pre-order into all of `out` (no length header): the
 /// parents over leaves of 2^`chunkLog` chunks, with the content in place
-/// when `combined`. Returns the root hash.
+/// when `combined`. Returns the root hash (`root`), else the chaining value
+/// of `content` as the subtree from chunk `first`.
+#[allow(clippy::too_many_arguments)]
 #[napi(catch_unwind)]
 pub fn bao_encode(
     env: &Env,
     mode: f64,
     key: Option<Uint8ArraySlice>,
     content: Uint8ArraySlice,
+    first: f64,
     chunk_log: f64,
     combined: bool,
+    root: bool,
     mut out: Uint8ArraySlice,
 ) -> Result<Uint8Array> {
     let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+    let first = integer(env, "first", first, MAX_SAFE_INTEGER)?;
     let chunk_log = integer(env, "chunkLog", chunk_log, u32::MAX as f64)? as u32;
     let key = key.as_deref();
     let content = &content[..];
@@ -197,7 +202,7 @@ pub fn bao_encode(
     }
     // SAFETY: checked above: no other live reference sees these bytes.
     let out = unsafe { out.as_mut() };
-    let root = kit::bao_encode(mode, key, content, chunk_log, combined, out).map_err(|e| invalid_arg(env, e))?;
+    let root = kit::bao_encode(mode, key, content, first, chunk_log, combined, root, out).map_err(|e| invalid_arg(env, e))?;
     Ok(Uint8Array::new(root.to_vec()))
 }
 
