@@ -51,8 +51,8 @@ export interface TreeOps {
   /** The pre-order Bao tree of `content` (leaves of 2^chunkLog chunks, the
    * content in place when `combined`) into all of `out`; returns the root
    * hash (`root`), else the chaining value of `content` as the subtree from
-   * chunk `first`. Native only: in wasm, bao/ builds it from the values. */
-  preOrder?(
+   * chunk `first`. */
+  preOrder(
     mode: Mode,
     key: Uint8Array | undefined,
     content: Uint8Array,

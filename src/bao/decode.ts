@@ -5,7 +5,6 @@
 
 import { toBytes } from '../input.js';
 import { equal } from './equal.js';
-import { isParent, treeLevels } from './levels.js';
 import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
 import { blockLength, CHUNK_LEN, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
@@ -96,26 +95,14 @@ export function verifySubtree(
     walk(at + left, length - left);
   };
   walk(0, size);
-  const ops = treeOps();
-  if (ops.preOrder !== undefined) {
-    // The addon computes every parent in one pass (crate/native/src/outboard.rs);
-    // they are compared here in pre-order, as stored.
-    const found = new Uint8Array((parents.length / 3) * PARENT_LEN);
-    const top = ops.preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
-    if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
-    for (let i = 0; i < parents.length; i += 3) {
-      if (!sameBytes(tree, parents[i]!, found, (i / 3) * PARENT_LEN, PARENT_LEN)) {
-        throw new BaoVerifyError(`the tree node above byte ${offset + parents[i + 1]!} does not match the hash`);
-      }
-    }
-    return { content: out, end: cursor };
-  }
-  const { levels, top } = treeLevels(out, offset / 1024, isRoot);
+  // The backend computes every parent in one pass; they are compared here
+  // in pre-order, as stored.
+  const found = new Uint8Array((parents.length / 3) * PARENT_LEN);
+  const top = treeOps().preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
   if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
   for (let i = 0; i < parents.length; i += 3) {
-    const [at, relative, length] = [parents[i]!, parents[i + 1]!, parents[i + 2]!];
-    if (!isParent(levels, relative, length, leftLength(length), tree, at)) {
-      throw new BaoVerifyError(`the tree node above byte ${offset + relative} does not match the hash`);
+    if (!sameBytes(tree, parents[i]!, found, (i / 3) * PARENT_LEN, PARENT_LEN)) {
+      throw new BaoVerifyError(`the tree node above byte ${offset + parents[i + 1]!} does not match the hash`);
     }
   }
   return { content: out, end: cursor };

@@ -6,7 +6,6 @@
 import { checkOptions, toBytes, type Input } from '../input.js';
 import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
-import { treeLevels } from './levels.js';
 import { blockLength, CHUNK_LEN, HEADER_LEN, parentsLength } from './tree.js';
 
 export interface BaoEncodeOptions {
@@ -42,17 +41,11 @@ export function baoEncode(input: Input, options?: BaoEncodeOptions): BaoEncoding
 /**
  * Writes the pre-order tree of `content` (leaves of `block` bytes) into
  * `out` from `start`, with the leaves in place unless `outboard`; returns
- * the root hash. The chaining values all come from one batched pass.
+ * the root hash. One pass of the backend's (wasm/pre-order.ts, the addon's
+ * outboard.rs).
  */
 export function encodeTree(content: Uint8Array, block: number, out: Uint8Array, start: number, outboard: boolean): Uint8Array {
-  const tree = treeOps();
-  if (tree.preOrder !== undefined) {
-    // The addon in one pass (crate/native/src/outboard.rs).
-    return tree.preOrder(MODE_HASH, undefined, content, 0, Math.log2(block / CHUNK_LEN), !outboard, true, out.subarray(start));
-  }
-  const { levels, top } = treeLevels(content);
-  writePreOrder(levels, content.length, block, out, start, outboard ? undefined : content);
-  return top;
+  return treeOps().preOrder(MODE_HASH, undefined, content, 0, Math.log2(block / CHUNK_LEN), !outboard, true, out.subarray(start));
 }
 
 /**

@@ -60,11 +60,10 @@ export function baoTreeDecodeOutboard(
   const tree = toBytes(outboard, 'outboard');
   const root = checkHash(hash);
   if (tree.length !== parentsLength(data.length, block)) throw new BaoVerifyError('outboard does not fit the content length');
-  const ops = treeOps();
-  if (!post && ops.preOrder !== undefined) {
-    // The addon builds the whole outboard in one pass; compared as stored.
+  if (!post) {
+    // The backend builds the whole outboard in one pass; compared as stored.
     const built = new Uint8Array(tree.length);
-    if (!equal(ops.preOrder(MODE_HASH, undefined, data, 0, Math.log2(block / CHUNK_LEN), false, true, built), root)) {
+    if (!equal(treeOps().preOrder(MODE_HASH, undefined, data, 0, Math.log2(block / CHUNK_LEN), false, true, built), root)) {
       throw new BaoVerifyError('the content does not match the hash');
     }
     let cursor = 0;

@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 4;
+export const ABI_VERSION = 5;
 
 const E_NO_MEMORY = -4;
 const OK_MEMORY_GREW = 1;
@@ -34,6 +34,7 @@ export interface CoreExports {
   merge_root(mode: number, outLen: number, positionLo: number, positionHi: number): number;
   chunk_cvs(mode: number, inputLen: number, counterLo: number, counterHi: number): number;
   parent_cvs(mode: number, pairs: number): number;
+  subtree_parents(mode: number, inputLen: number, counterLo: number, counterHi: number, chunkLog: number): number;
   hash_many(mode: number, count: number, itemLen: number, endsAt: number, outAt: number, outLen: number): number;
 }
 

@@ -5,6 +5,7 @@
 import type { TreeOps } from '../engine.js';
 import type { Mode } from '../modes.js';
 import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
+import { preOrder } from './pre-order.js';
 import { updateSlotBytes } from './slot-io.js';
 
 const TWO_32 = 2 ** 32;
@@ -132,4 +133,5 @@ export const wasmTreeOps: TreeOps = {
   chunkChainingValues,
   parentChainingValues,
   mergeSubtrees: (mode, key, left, right, root, length) => (root ? mergeRoot(mode, key, left, right, length) : mergeNonRoot(mode, key, left, right)),
+  preOrder,
 };

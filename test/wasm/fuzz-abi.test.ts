@@ -43,6 +43,7 @@ const ARITIES: [Export, number][] = [
   ['merge_root', 4],
   ['chunk_cvs', 4],
   ['parent_cvs', 2],
+  ['subtree_parents', 5],
 ];
 const SLOT_TAKING = new Set<Export>([
   'hasher_update',

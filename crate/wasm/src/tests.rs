@@ -626,3 +626,65 @@ fn hash_many_rejects_bad_layouts() {
     staged(16).unwrap()[8..16].copy_from_slice(&[5, 0, 0, 0, 8, 0, 0, 0]);
     assert_eq!(hash_many(MODE_HASH, 2, u32::MAX, 8, 16, 32), OK);
 }
+
+/// The official pre-order parents (over groups of `block` bytes) and
+/// chaining value of the subtree `bytes` at input byte `offset`.
+fn official_subtree(mode: u32, bytes: &[u8], offset: u64, block: usize) -> (Vec<u8>, [u8; 32]) {
+    if bytes.len() <= block {
+        let mut hasher = prepare(mode);
+        hasher.set_input_offset(offset);
+        hasher.update(bytes);
+        return (Vec::new(), hasher.finalize_non_root());
+    }
+    let left = hazmat::left_subtree_len(bytes.len() as u64) as usize;
+    let (l_parents, l) = official_subtree(mode, &bytes[..left], offset, block);
+    let (r_parents, r) = official_subtree(mode, &bytes[left..], offset + left as u64, block);
+    let context_key = hazmat::hash_derive_key_context(CONTEXT);
+    let hazmat_mode = match mode {
+        MODE_HASH => hazmat::Mode::Hash,
+        MODE_KEYED => hazmat::Mode::KeyedHash(&KEY),
+        _ => hazmat::Mode::DeriveKeyMaterial(&context_key),
+    };
+    ([&l[..], &r[..], &l_parents, &r_parents].concat(), hazmat::merge_subtrees_non_root(&l, &r, hazmat_mode))
+}
+
+#[test]
+fn subtree_parents_are_the_official_pre_order_tree() {
+    let _guard = lock();
+    for mode in [MODE_HASH, MODE_KEYED, MODE_DERIVE_KEY] {
+        for chunks in [1usize, 2, 4, 8, 16, 32, 64] {
+            for len in [chunks * CHUNK_LEN, chunks * CHUNK_LEN - 1, (chunks - 1) * CHUNK_LEN + 1] {
+                for counter in [0, chunks as u64, 5 * chunks as u64 * (1 << 30)] {
+                    for chunk_log in [0, 1, 2, 4, 6, 7, u32::MAX] {
+                        let data = input(len);
+                        let block = if chunk_log >= 32 { usize::MAX } else { CHUNK_LEN << chunk_log };
+                        // Before staging: prepare() stages the derive_key context.
+                        let (parents, cv) = official_subtree(mode, &data, counter * CHUNK_LEN as u64, block);
+                        prepare(mode);
+                        stage(&data);
+                        let (lo, hi) = ((counter & 0xffff_ffff) as u32, (counter >> 32) as u32);
+                        let what = format!("mode {mode} len {len} counter {counter} chunk_log {chunk_log}");
+                        assert_eq!(subtree_parents(mode, len as u32, lo, hi, chunk_log), (parents.len() / 64) as i32, "{what}");
+                        let found = read_staged(32 + parents.len());
+                        assert_eq!(found[..32], cv, "{what}");
+                        assert!(found[32..] == parents[..], "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn subtree_parents_rejects_what_is_not_one_subtree() {
+    let _guard = lock();
+    stage(&input(STAGING_LEN));
+    assert_eq!(subtree_parents(3, 1024, 0, 0, 0), E_MODE);
+    assert_eq!(subtree_parents(MODE_HASH, 0, 0, 0, 0), E_LENGTH);
+    assert_eq!(subtree_parents(MODE_HASH, 3 * 1024, 0, 0, 0), E_LENGTH);
+    assert_eq!(subtree_parents(MODE_HASH, STAGING_LEN as u32 + 1, 0, 0, 0), E_LENGTH);
+    assert_eq!(subtree_parents(MODE_HASH, 4 * 1024, 2, 0, 0), E_ALIGN);
+    let last = u64::MAX / CHUNK_LEN as u64;
+    assert_eq!(subtree_parents(MODE_HASH, 1023, last as u32, (last >> 32) as u32, 0), 0);
+    assert_eq!(subtree_parents(MODE_HASH, 1024, last as u32, (last >> 32) as u32, 0), E_POSITION);
+}

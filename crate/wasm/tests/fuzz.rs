@@ -180,7 +180,7 @@ impl Fuzz {
     }
 
     fn step(&mut self) {
-        let choice = self.rng.below(17);
+        let choice = self.rng.below(18);
         match choice {
             0 => self.set_key(),
             1 => self.derive_context_key(),
@@ -195,6 +195,7 @@ impl Fuzz {
             13 => self.hasher_finalize_non_root(),
             14 => self.chunk_cvs(),
             15 => self.parent_cvs(),
+            16 => self.subtree_parents(),
             _ => self.merge(),
         }
         assert_eq!(slots_in_use() as usize, self.live.len(), "after call kind {choice}");
@@ -437,6 +438,37 @@ impl Fuzz {
             official.update(chunk);
             assert!(found[32 * i..32 * i + 32] == official.finalize_non_root(), "chunk {i} of {count} at counter {counter}");
         }
+    }
+
+    fn subtree_parents(&mut self) {
+        let mode = self.mode();
+        let len = if self.rng.chance(70) { (1 << self.rng.below(7)) * 1024 - self.rng.below(1024) as u32 } else { self.rng.length() };
+        let chunks = u64::from(len).div_ceil(CHUNK_LEN).max(1);
+        let counter = match self.rng.below(3) {
+            0 => chunks * self.rng.below(1 << 20),
+            1 => self.rng.below(1 << 30),
+            _ => self.rng.wide() / CHUNK_LEN,
+        };
+        let chunk_log = if self.rng.chance(80) { self.rng.below(8) as u32 } else { self.rng.next() as u32 };
+        let input = self.stage(len);
+        let (lo, hi) = split(counter);
+        let code = subtree_parents(mode, len, lo, hi, chunk_log);
+        self.note("subtree_parents", code);
+        let Some(mut official) = self.official(mode) else { return assert_eq!(code, E_MODE) };
+        if len == 0 || len as usize > STAGING_LEN || !chunks.is_power_of_two() {
+            return assert_eq!(code, E_LENGTH);
+        }
+        if !counter.is_multiple_of(chunks) {
+            return assert_eq!(code, E_ALIGN);
+        }
+        if counter.checked_mul(CHUNK_LEN).and_then(|offset| offset.checked_add(u64::from(len))).is_none() {
+            return assert_eq!(code, E_POSITION);
+        }
+        let height = chunks.trailing_zeros();
+        assert_eq!(code, (1 << (height - chunk_log.min(height))) - 1, "{chunks} chunks, chunk_log {chunk_log}");
+        official.set_input_offset(counter * CHUNK_LEN);
+        official.update(&input);
+        assert!(read_staged(32) == official.finalize_non_root(), "{chunks} chunks at counter {counter}");
     }
 
     fn parent_cvs(&mut self) {
