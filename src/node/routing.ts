@@ -74,13 +74,15 @@ export const routedEngine: HasherEngine<NativeHasherHandle> = {
   hashInto: (mode, key, bytes, out) => (goesNative(bytes.length) ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out)),
 };
 
-/** Subtree chaining values routed by size like hash(); merges and the
- * batches on wasm: one compression (or four lanes of chunks) at a time,
- * where a napi call costs more, and the crate hashes one chunk at a time. */
+/** Subtree chaining values and whole pre-order trees routed by size like
+ * hash(); merges and the small batches on wasm: one compression (or four
+ * lanes of chunks) at a time, where a napi call costs more. */
 export const routedTreeOps: TreeOps = {
   ...wasmTreeOps,
   subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) =>
     (goesNative(bytes.length) ? nativeTreeOps : wasmTreeOps).subtreeChainingValue(mode, key, offsetLo, offsetHi, bytes),
+  preOrder: (mode, key, content, first, chunkLog, combined, root, out) =>
+    (goesNative(content.length) ? nativeTreeOps : wasmTreeOps).preOrder(mode, key, content, first, chunkLog, combined, root, out),
 };
 
 /** Batches of up to this many bytes stay on wasm: one napi call costs
