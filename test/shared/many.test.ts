@@ -140,4 +140,25 @@ describe('hashMany', () => {
     });
     expect(thrownBy(() => hashMany(inputs))).toBeInstanceOf(TypeError);
   });
+
+  it('hashes the inputs the array had when the call began, whatever its getters do to its length', () => {
+    const grown = [new Uint8Array(3), new Uint8Array(5)];
+    Object.defineProperty(grown, 0, {
+      get() {
+        grown.push(new Uint8Array(7), new Uint8Array(9));
+        return new Uint8Array(3);
+      },
+    });
+    expectEach(hashMany(grown), [new Uint8Array(3), new Uint8Array(5)], {}, 32);
+    const shrunk = [new Uint8Array(3), new Uint8Array(5), new Uint8Array(7)];
+    Object.defineProperty(shrunk, 0, {
+      get() {
+        shrunk.length = 1;
+        return new Uint8Array(3);
+      },
+    });
+    const error = thrownBy(() => hashMany(shrunk));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(String(error)).toMatch(/inputs\[1\]/);
+  });
 });
