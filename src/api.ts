@@ -20,7 +20,13 @@ export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } 
 export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
 export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';
 export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao/tree-outboard.js';
-export { baoTreeDecodeRanges, baoTreeEncodeRanges, type BaoTreeRangeOptions, type ChunkRangeList } from './bao/tree-ranges.js';
+export {
+  baoTreeDecodeRanges,
+  baoTreeEncodeRanges,
+  type BaoTreeEncodeRangesOptions,
+  type BaoTreeRangeOptions,
+  type ChunkRangeList,
+} from './bao/tree-ranges.js';
 export { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, type SubtreeOptions } from './subtree.js';
 export { MAX_OUTPUT_LENGTH, type AsyncHashOptions, type HashOptions, type Input, type KeyOption, type LengthOption } from './input.js';
 export { simdSupported, type Backend, type Flavour, type WasmBackend, type WasmSource } from './wasm/load.js';

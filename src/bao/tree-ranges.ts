@@ -13,7 +13,7 @@ import { toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash } from './decode.js';
 import { equal } from './equal.js';
 import { chunkLogOf } from './tree-outboard.js';
-import { CHUNK_LEN, concat, leafChainingValue, leafRootHash, PARENT_LEN, parentChainingValue } from './tree.js';
+import { blockLength, CHUNK_LEN, concat, leafChainingValue, leafRootHash, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
 
 /** Chunk ranges, [start, end) in 1024-byte chunks; end Infinity for "to the end". */
 export type ChunkRangeList = readonly (readonly [number, number])[];
@@ -21,6 +21,14 @@ export type ChunkRangeList = readonly (readonly [number, number])[];
 export interface BaoTreeRangeOptions {
   /** log2 of the chunks per group, 0 to 16; 4 (16 KiB) by default, as iroh. */
   chunkLog?: number;
+}
+
+export interface BaoTreeEncodeRangesOptions extends BaoTreeRangeOptions {
+  /** The content's pre-order bao-tree outboard at the same chunkLog (from
+   * baoTreeOutboard): the parents are read from it, and only the groups the
+   * ranges reach are hashed (each checked against it), instead of the whole
+   * content. */
+  outboard?: ArrayBufferView | ArrayBufferLike;
 }
 
 /** A range set as sorted boundaries: ranges [b0, b1), [b2, b3), ...; an odd
@@ -132,35 +140,87 @@ function subtreeValue(bytes: Uint8Array, startChunk: number, isRoot: boolean): U
 /**
  * The bao-tree encoding of `ranges` (chunk ranges) of `input`, as iroh
  * sends it in answer to a request for them: verifiable against the root
- * hash alone. Returns the encoding and the root hash.
+ * hash alone. Returns the encoding and the root hash. With
+ * `options.outboard`, the content is hashed only where the ranges reach
+ * (as bao-tree's encode_ranges_validated), and a content byte or node that
+ * does not match the outboard is a BaoVerifyError.
  */
-export function baoTreeEncodeRanges(input: Input, ranges: ChunkRangeList, options?: BaoTreeRangeOptions): { encoding: Uint8Array; hash: Uint8Array } {
+export function baoTreeEncodeRanges(
+  input: Input,
+  ranges: ChunkRangeList,
+  options?: BaoTreeEncodeRangesOptions,
+): { encoding: Uint8Array; hash: Uint8Array } {
   const minLevel = chunkLogOf(options);
   const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+  const outboard = options?.outboard === undefined ? undefined : toBytes(options.outboard, 'options.outboard');
   const asked = boundariesOf(ranges);
   const query = truncate(asked, content.length);
   const parts: Uint8Array[] = [];
-  const encode = (start: number, data: Uint8Array, isRoot: boolean, query: Boundaries): Uint8Array => {
-    if (query.length === 0) return subtreeValue(data, start, isRoot);
-    if (data.length <= CHUNK_LEN) {
-      parts.push(data);
-      return subtreeValue(data, start, isRoot);
-    }
-    const { mid, level } = shape(data.length);
-    if (isAll(query) && level < minLevel) {
-      parts.push(data); // a whole group (or part of one), no parents inside
-      return subtreeValue(data, start, isRoot);
-    }
-    const parent = new Uint8Array(PARENT_LEN);
-    parts.push(parent);
-    const [left, right] = splitInner(query, start, start + mid);
-    parent.set(encode(start, data.subarray(0, mid * CHUNK_LEN), false, left), 0);
-    parent.set(encode(start + mid, data.subarray(mid * CHUNK_LEN), false, right), 32);
-    return parentChainingValue(parent, isRoot);
-  };
-  const hash = encode(0, content, true, query);
+  const hash =
+    outboard === undefined ? encodeGroups(0, content, true, query, minLevel, parts) : encodeAbove(content, outboard, query, minLevel, parts);
   // Nothing asked, nothing sent (bao-tree checks before truncating).
   return { encoding: asked.length === 0 ? new Uint8Array(0) : concat(parts), hash };
+}
+
+/** Encodes the subtree `data` from chunk `start` by hashing it: its groups,
+ * and the parents above them and inside groups the ranges cover in part.
+ * Returns its chaining value (the root hash if `isRoot`). */
+function encodeGroups(start: number, data: Uint8Array, isRoot: boolean, query: Boundaries, minLevel: number, parts: Uint8Array[]): Uint8Array {
+  if (query.length === 0) return subtreeValue(data, start, isRoot);
+  if (data.length <= CHUNK_LEN) {
+    parts.push(data);
+    return subtreeValue(data, start, isRoot);
+  }
+  const { mid, level } = shape(data.length);
+  if (isAll(query) && level < minLevel) {
+    parts.push(data); // a whole group (or part of one), no parents inside
+    return subtreeValue(data, start, isRoot);
+  }
+  const parent = new Uint8Array(PARENT_LEN);
+  parts.push(parent);
+  const [left, right] = splitInner(query, start, start + mid);
+  parent.set(encodeGroups(start, data.subarray(0, mid * CHUNK_LEN), false, left, minLevel, parts), 0);
+  parent.set(encodeGroups(start + mid, data.subarray(mid * CHUNK_LEN), false, right, minLevel, parts), 32);
+  return parentChainingValue(parent, isRoot);
+}
+
+/** Encodes with the parents above the groups read from a pre-order
+ * outboard: subtrees the ranges miss are skipped unread, and each group
+ * the ranges reach is hashed and checked against its parent. */
+function encodeAbove(content: Uint8Array, outboard: Uint8Array, query: Boundaries, minLevel: number, parts: Uint8Array[]): Uint8Array {
+  const block = blockLength(minLevel);
+  if (outboard.length !== parentsLength(content.length, block)) {
+    throw new RangeError(
+      `blake3-kit: options.outboard must be the ${parentsLength(content.length, block)}-byte pre-order outboard of the content at chunkLog ${minLevel}; got ${outboard.length} bytes`,
+    );
+  }
+  // A blob of one group has no parents: its hash is its content's.
+  if (content.length <= block) return encodeGroups(0, content, true, query, minLevel, parts);
+  const top = parentChainingValue(outboard.subarray(0, PARENT_LEN), true);
+  let cursor = 0;
+  const visit = (start: number, length: number, isRoot: boolean, query: Boundaries, expected: Uint8Array): void => {
+    const offset = start * CHUNK_LEN;
+    if (length <= block) {
+      if (query.length === 0) return;
+      const found = encodeGroups(start, content.subarray(offset, offset + length), isRoot, query, minLevel, parts);
+      if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`);
+      return;
+    }
+    if (query.length === 0) {
+      cursor += parentsLength(length, block);
+      return;
+    }
+    const node = outboard.subarray(cursor, (cursor += PARENT_LEN));
+    if (!isRoot && !equal(parentChainingValue(node, false), expected))
+      throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match its parent`);
+    parts.push(node);
+    const { mid } = shape(length);
+    const [left, right] = splitInner(query, start, start + mid);
+    visit(start, mid * CHUNK_LEN, false, left, node.subarray(0, 32));
+    visit(start + mid, length - mid * CHUNK_LEN, false, right, node.subarray(32, 64));
+  };
+  visit(0, content.length, true, query, top);
+  return top;
 }
 
 /**

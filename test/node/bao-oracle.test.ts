@@ -98,7 +98,8 @@ describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tr
         label,
       ).toEqual(theirs.slices);
       for (const { chunkLog, pre, post } of theirs.trees) {
-        expect(digestOf(baoTreeOutboard(bytes, { chunkLog }).outboard), `${label} chunkLog ${chunkLog} pre`).toEqual(pre);
+        const { outboard: preOutboard } = baoTreeOutboard(bytes, { chunkLog });
+        expect(digestOf(preOutboard), `${label} chunkLog ${chunkLog} pre`).toEqual(pre);
         expect(digestOf(baoTreeOutboard(bytes, { chunkLog, order: 'post' }).outboard), `${label} chunkLog ${chunkLog} post`).toEqual(post);
         const tree = theirs.trees.find((t) => t.chunkLog === chunkLog)!;
         for (const [k, set] of ranges.entries()) {
@@ -106,6 +107,8 @@ describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tr
           const { encoding } = baoTreeEncodeRanges(bytes, chunkRanges, { chunkLog });
           const where = `${label} chunkLog ${chunkLog} ranges ${JSON.stringify(set)}`;
           expect(digestOf(encoding), where).toEqual(tree.ranges[k]);
+          const fromOutboard = baoTreeEncodeRanges(bytes, chunkRanges, { chunkLog, outboard: preOutboard }).encoding;
+          expect(digestOf(fromOutboard), `${where}, from the outboard`).toEqual(tree.ranges[k]);
           // And what it carries is the content, verified.
           for (const piece of baoTreeDecodeRanges(encoding, root, len, chunkRanges, { chunkLog })) {
             if (toHex(piece.bytes) !== toHex(bytes.subarray(piece.offset, piece.offset + piece.bytes.length)))

@@ -2,7 +2,7 @@
 // content of the asked chunks (or more, never less), verified; any changed
 // byte, a short or long encoding, the wrong size or hash is a BaoVerifyError.
 // Byte-for-byte agreement with bao-tree itself: test/node/bao-oracle.test.ts.
-import { BaoVerifyError, baoTreeDecodeRanges, baoTreeEncodeRanges, hash } from 'blake3-kit';
+import { BaoVerifyError, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard, hash } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
 import { load, random, seed, thrownBy } from './setup.js';
 
@@ -44,6 +44,49 @@ describe(`bao-tree ranges (seed ${seed})`, () => {
       expect(b3.toHex(root)).toBe(b3.toHex(hash(content)));
       expectCovered(baoTreeDecodeRanges(encoding, root, size, ranges, { chunkLog }), content, ranges);
     }
+  });
+
+  it('encodes the same bytes from a stored outboard, hashing only the groups it sends', () => {
+    for (let round = 0; round < 30; round++) {
+      const size = rng.int(3) === 0 ? rng.int(5000) : rng.int(300_000);
+      const content = rng.bytes(size);
+      const chunks = Math.ceil(size / 1024);
+      const ranges: Ranges = [];
+      for (let n = 1 + rng.int(3); n > 0; n--) {
+        const start = rng.int(chunks + 2);
+        ranges.push([start, rng.int(6) === 0 ? Number.POSITIVE_INFINITY : start + 1 + rng.int(30)]);
+      }
+      const chunkLog = rng.int(7);
+      const { outboard } = baoTreeOutboard(content, { chunkLog });
+      const plain = baoTreeEncodeRanges(content, ranges, { chunkLog });
+      const stored = baoTreeEncodeRanges(content, ranges, { chunkLog, outboard });
+      const label = `size ${size}, chunkLog ${chunkLog}, ranges ${JSON.stringify(ranges)}`;
+      expect(b3.toHex(stored.encoding), label).toBe(b3.toHex(plain.encoding));
+      expect(b3.toHex(stored.hash), label).toBe(b3.toHex(plain.hash));
+    }
+  });
+
+  it('checks what it sends against the outboard, and reads nothing the ranges miss', () => {
+    const content = rng.bytes(40 * 16 * 1024); // 40 groups at chunkLog 4
+    const { outboard, hash: root } = baoTreeOutboard(content);
+    const ranges: Ranges = [[16 * 5, 16 * 6]]; // group 5
+    const sent = baoTreeEncodeRanges(content, ranges, { outboard }).encoding;
+    // Content the ranges miss is not hashed: a changed byte there goes unseen.
+    const elsewhere = content.slice();
+    elsewhere[30 * 16 * 1024] ^= 1;
+    expect(b3.toHex(baoTreeEncodeRanges(elsewhere, ranges, { outboard }).encoding)).toBe(b3.toHex(sent));
+    expect(baoTreeDecodeRanges(sent, root, content.length, ranges).length).toBe(1);
+    // A changed byte in a group it sends, or a changed node on the path, is caught.
+    const inside = content.slice();
+    inside[5 * 16 * 1024 + 7] ^= 1;
+    expect(thrownBy(() => baoTreeEncodeRanges(inside, ranges, { outboard }))).toBeInstanceOf(BaoVerifyError);
+    const path = outboard.slice();
+    path[64 + 3] ^= 1; // the root's left child: the node above groups 0-31
+    expect(thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: path }))).toBeInstanceOf(BaoVerifyError);
+    const wrongSize = thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: outboard.subarray(64) }));
+    expect(wrongSize).toBeInstanceOf(RangeError);
+    expect(String(wrongSize)).toMatch(/options\.outboard/);
+    expect(thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: 'x' as never }))).toBeInstanceOf(TypeError);
   });
 
   it('sends the whole blob for [0, Infinity), and nothing for no ranges', () => {
