@@ -65,10 +65,11 @@ export function baoDecodeOutboard(
 /**
  * Verifies a pre-order encoded subtree: `size` content bytes at input byte
  * `offset`, encoded in `tree` from `start` (leaves in place, or, for an
- * outboard, the subtree's own bytes in `content`), against `expected` (the root hash if `isRoot`, else the
- * subtree's chaining value). Its whole tree is computed in one batched pass,
- * then its top and every stored parent are compared with it. Returns a copy
- * of the content and where the encoding of the subtree ends.
+ * outboard, the subtree's own bytes in `content`), against `expected` (the
+ * root hash if `isRoot`, else the subtree's chaining value). Its whole tree
+ * is computed in one batched pass, then its top and every stored parent
+ * are compared with it. Returns a copy of the content and where the
+ * encoding of the subtree ends.
  */
 export function verifySubtree(
   tree: Uint8Array,
@@ -79,37 +80,108 @@ export function verifySubtree(
   isRoot: boolean,
   content: Uint8Array | undefined,
 ): { content: Uint8Array; end: number } {
-  const block = blockLength(0);
-  const out = content === undefined ? new Uint8Array(size) : content.slice(0, size);
-  const parents: number[] = [];
+  const parents = parentsLength(size, blockLength(0)) / PARENT_LEN;
+  const found = new Uint8Array(parents * PARENT_LEN);
+  let out: Uint8Array;
+  let stored: Float64Array | undefined;
+  let end = start + found.length;
+  if (content === undefined) {
+    out = new Uint8Array(size);
+    stored = new Float64Array(parents);
+    end = extractLeaves(tree, start, size, out, stored);
+  } else out = content.slice(0, size);
+  const top = treeOps().preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
+  if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
+  const bad = stored === undefined ? firstDifferentParent(tree, start, found) : firstDifferentStored(tree, start, stored, found);
+  if (bad >= 0) throw new BaoVerifyError(`the tree node above byte ${offset + parentOffset(size, bad)} does not match the hash`);
+  return { content: out, end };
+}
+
+/** Copies the leaves of the combined encoding of `size` bytes at `start`
+ * into `out` (runs of adjacent leaves at once) and records where each
+ * parent is stored; returns where the encoding ends. */
+function extractLeaves(tree: Uint8Array, start: number, size: number, out: Uint8Array, stored: Float64Array): number {
   let cursor = start;
+  let parent = 0;
+  let runFrom = start;
+  let runAt = 0;
   const walk = (at: number, length: number): void => {
-    if (length <= block) {
-      if (content === undefined) out.set(tree.subarray(cursor, (cursor += length)), at);
+    if (length <= CHUNK_LEN) {
+      cursor += length;
       return;
     }
-    parents.push(cursor, at, length);
+    if (cursor > runFrom) out.set(tree.subarray(runFrom, cursor), runAt);
+    stored[parent++] = cursor;
     cursor += PARENT_LEN;
+    runFrom = cursor;
+    runAt = at;
     const left = leftLength(length);
     walk(at, left);
     walk(at + left, length - left);
   };
   walk(0, size);
-  // The backend computes every parent in one pass; they are compared here
-  // in pre-order, as stored.
-  const found = new Uint8Array((parents.length / 3) * PARENT_LEN);
-  const top = treeOps().preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
-  if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
-  for (let i = 0; i < parents.length; i += 3) {
-    if (!sameBytes(tree, parents[i]!, found, (i / 3) * PARENT_LEN, PARENT_LEN)) {
-      throw new BaoVerifyError(`the tree node above byte ${offset + parents[i + 1]!} does not match the hash`);
-    }
+  if (cursor > runFrom) out.set(tree.subarray(runFrom, cursor), runAt);
+  return cursor;
+}
+
+/** The index of the first of `found`'s parents that differs from those
+ * stored one after another in `tree` from `start`, or -1. Four bytes at a
+ * time where both are aligned. */
+export function firstDifferentParent(tree: Uint8Array, start: number, found: Uint8Array): number {
+  const at = tree.byteOffset + start;
+  if (at % 4 === 0 && found.byteOffset % 4 === 0) {
+    const a = new Int32Array(tree.buffer, at, found.length / 4);
+    const b = new Int32Array(found.buffer, found.byteOffset, found.length / 4);
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return Math.floor((i * 4) / PARENT_LEN);
+    return -1;
   }
-  return { content: out, end: cursor };
+  for (let i = 0; i < found.length; i++) if (tree[start + i] !== found[i]) return Math.floor(i / PARENT_LEN);
+  return -1;
+}
+
+/** The index of the first of `found`'s parents that differs from the one
+ * stored at its recorded position in `tree`, or -1. Four bytes at a time
+ * where the encoding is aligned (its parents then are): 2.85 -> ms per
+ * 16 MiB decode. */
+function firstDifferentStored(tree: Uint8Array, start: number, stored: Float64Array, found: Uint8Array): number {
+  if ((tree.byteOffset + start) % 4 === 0 && found.byteOffset % 4 === 0 && stored.length > 0) {
+    const base = tree.byteOffset;
+    const words = new Int32Array(tree.buffer, base + start, (stored[stored.length - 1]! + PARENT_LEN - start) / 4);
+    const mine = new Int32Array(found.buffer, found.byteOffset, found.length / 4);
+    for (let i = 0; i < stored.length; i++) {
+      // An integer index (a typed array holds less than 2^32 bytes): a
+      // double one made this loop ~7x slower.
+      const at = (stored[i]! - start) >>> 2;
+      for (let j = 0; j < PARENT_LEN / 4; j++) if (words[at + j] !== mine[i * (PARENT_LEN / 4) + j]) return i;
+    }
+    return -1;
+  }
+  for (let i = 0; i < stored.length; i++) {
+    if (!sameBytes(tree, stored[i]!, found, i * PARENT_LEN, PARENT_LEN)) return i;
+  }
+  return -1;
+}
+
+/** The content offset (within the subtree) of its `index`-th parent in
+ * pre-order; only for the message of a failed check. */
+function parentOffset(size: number, index: number): number {
+  let seen = 0;
+  let result = 0;
+  const walk = (at: number, length: number): boolean => {
+    if (length <= CHUNK_LEN) return false;
+    if (seen++ === index) {
+      result = at;
+      return true;
+    }
+    const left = leftLength(length);
+    return walk(at, left) || walk(at + left, length - left);
+  };
+  walk(0, size);
+  return result;
 }
 
 /** Whether `count` bytes of `a` from `atA` equal those of `b` from `atB`. */
-export function sameBytes(a: Uint8Array, atA: number, b: Uint8Array, atB: number, count: number): boolean {
+function sameBytes(a: Uint8Array, atA: number, b: Uint8Array, atB: number, count: number): boolean {
   let difference = 0;
   for (let i = 0; i < count; i++) difference |= a[atA + i]! ^ b[atB + i]!;
   return difference === 0;

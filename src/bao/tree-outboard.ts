@@ -7,7 +7,7 @@
 import { checkOptions, toBytes, type Input } from '../input.js';
 import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
-import { BaoVerifyError, checkHash, sameBytes } from './decode.js';
+import { BaoVerifyError, checkHash, firstDifferentParent } from './decode.js';
 import { encodeTree } from './encode.js';
 import { equal } from './equal.js';
 import { forEachParent, isParent, treeLevels, writeParent } from './levels.js';
@@ -66,11 +66,13 @@ export function baoTreeDecodeOutboard(
     if (!equal(treeOps().preOrder(MODE_HASH, undefined, data, 0, Math.log2(block / CHUNK_LEN), false, true, built), root)) {
       throw new BaoVerifyError('the content does not match the hash');
     }
-    let cursor = 0;
-    forEachParent(data.length, block, false, (offset) => {
-      if (!sameBytes(tree, cursor, built, cursor, PARENT_LEN)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
-      cursor += PARENT_LEN;
-    });
+    const bad = firstDifferentParent(tree, 0, built);
+    if (bad >= 0) {
+      let seen = 0;
+      forEachParent(data.length, block, false, (offset) => {
+        if (seen++ === bad) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+      });
+    }
     return data.slice();
   }
   const { levels, top: found } = treeLevels(data);

@@ -117,6 +117,24 @@ describe('malformed encodings are rejected before any byte is returned', () => {
     rejects(() => baoDecodeSlice(new Uint8Array([...slice, 0]), root, 2000, 100));
   });
 
+  it('names the node that does not match, in combined and outboard encodings, aligned or not', () => {
+    // 8 chunks in pre-order: P(0, 8K) P(0, 4K) P(0, 2K) C0 C1 P(2K, 2K) C2 C3 ...
+    const eight = input(8 * 1024);
+    const { encoding: whole, hash: eightRoot } = baoEncode(eight);
+    const { encoding: outboard } = baoEncode(eight, { outboard: true });
+    const nodeAt = 8 + 3 * 64 + 2048; // P(2K, 2K) in the combined encoding
+    for (const shift of [0, 1]) {
+      const changed = new Uint8Array(whole.length + shift).subarray(shift);
+      changed.set(whole);
+      changed[nodeAt + 5] ^= 1;
+      expect(String(thrownBy(() => baoDecode(changed, eightRoot)))).toMatch(/tree node above byte 2048 /);
+      const changedOutboard = new Uint8Array(outboard.length + shift).subarray(shift);
+      changedOutboard.set(outboard);
+      changedOutboard[8 + 4 * 64 + 40] ^= 1; // the fifth parent, P(4K, 4K)
+      expect(String(thrownBy(() => baoDecodeOutboard(eight, changedOutboard, eightRoot)))).toMatch(/tree node above byte 4096 /);
+    }
+  });
+
   it('arguments of the wrong kind or range are TypeError or RangeError', () => {
     expect(thrownBy(() => baoDecode('x' as never, root))).toBeInstanceOf(TypeError);
     expect(thrownBy(() => baoDecode(encoding, new Uint8Array(31)))).toBeInstanceOf(RangeError);
