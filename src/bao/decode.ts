@@ -141,7 +141,7 @@ export function firstDifferentParent(tree: Uint8Array, start: number, found: Uin
 
 /** The index of the first of `found`'s parents that differs from the one
  * stored at its recorded position in `tree`, or -1. Four bytes at a time
- * where the encoding is aligned (its parents then are): 2.85 -> ms per
+ * where the encoding is aligned (its parents then are): 2.85 -> 1.3 ms per
  * 16 MiB decode. */
 function firstDifferentStored(tree: Uint8Array, start: number, stored: Float64Array, found: Uint8Array): number {
   if ((tree.byteOffset + start) % 4 === 0 && found.byteOffset % 4 === 0 && stored.length > 0) {
