@@ -62,8 +62,8 @@ export function hashStream(...args: Parameters<ParallelApi['hashStream']>) {
   return browserParallel().hashStream(...args);
 }
 /** The Bao encoding of a large input, its chunks hashed across Web Workers. */
-export function baoEncodeParallel(input: Input, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
-  return baoEncodeOn((bytes, opts) => browserParallel().chunkValues(bytes, opts), input, options);
+export function baoEncodeParallel(input: Input | Blob, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
+  return baoEncodeOn(browserParallel(), input, options);
 }
 /** Pool size, threshold, piece length, worker URL, transport, watchdog. */
 export function configureParallel(...args: Parameters<ParallelApi['configureParallel']>) {

@@ -1,30 +1,46 @@
-// Bao encoding of a large in-memory input with its chunks hashed across the
-// worker pool, as hashParallel hashes: the pool returns every chunk's
-// chaining value, and this thread builds the parents above them (one in
-// sixteen compressions) and writes the encoding.
+// Bao encoding of a large in-memory input or Blob with its chunks hashed
+// across the worker pool, as hashParallel and hashBlob hash: the pool
+// returns every chunk's chaining value, and this thread builds the parents
+// above them (one in sixteen compressions) and writes the encoding.
 
 import { activeEngine } from '../engine.js';
 import { checkAsyncOptions, checkIntact, toBytes, type AsyncHashOptions, type Input } from '../input.js';
 import { baoEncode, baoEncodedLength, writePreOrder, type BaoEncodeOptions, type BaoEncoding } from './encode.js';
 import { levelsAbove } from './levels.js';
-import { blockLength, concat, HEADER_LEN } from './tree.js';
+import { abortable } from '../parallel/promises.js';
+import { baoEncodeStream } from './encode-stream.js';
+import { blockLength, CHUNK_LEN, concat, HEADER_LEN } from './tree.js';
+
+const CV_LEN = 32;
 
 export interface BaoEncodeParallelOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}
 
 /** A platform's pool: every chunk's chaining value, per piece, or undefined
  * where the input stays on this thread (small, or no workers). */
-export type ChunkValues = (bytes: Uint8Array, options?: AsyncHashOptions) => Promise<Uint8Array[] | undefined>;
+export interface ChunkValuePool {
+  chunkValues(bytes: Uint8Array, options?: AsyncHashOptions): Promise<Uint8Array[] | undefined>;
+  blobChunkValues(blob: Blob, options?: AsyncHashOptions): Promise<Uint8Array[] | undefined>;
+}
 
 const encoder = new TextEncoder();
 
-/** baoEncode, its chunks hashed on `chunkValues`' pool. */
-export async function baoEncodeOn(chunkValues: ChunkValues, input: Input, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
+/** baoEncode, its chunks hashed on `pool`'s workers. A Blob's outboard is
+ * built without this thread holding its bytes (the workers read them where
+ * they can); its combined encoding holds them anyway, so it is read first. */
+export async function baoEncodeOn(pool: ChunkValuePool, input: Input | Blob, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
   activeEngine();
   checkAsyncOptions(options, 'options');
   const outboard = options?.outboard === true;
+  const signal = options?.signal;
+  const progress = { signal, onProgress: options?.onProgress };
+  if (typeof Blob !== 'undefined' && input instanceof Blob) {
+    signal?.throwIfAborted();
+    if (outboard) return blobOutboard(pool, input, progress);
+    return baoEncodeOn(pool, new Uint8Array(await abortable(input.arrayBuffer(), signal)), options);
+  }
   const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
   const length = content.length;
-  const values = await chunkValues(content, { signal: options?.signal, onProgress: options?.onProgress });
+  const values = await pool.chunkValues(content, progress);
   if (values === undefined) {
     const encoded = baoEncode(content, { outboard });
     options?.onProgress?.(length, length);
@@ -32,9 +48,31 @@ export async function baoEncodeOn(chunkValues: ChunkValues, input: Input, option
   }
   // The caller's buffer could have been detached or shrunk meanwhile.
   checkIntact(content, length, 'input');
-  const { levels, top } = levelsAbove(concat(values), true);
-  const encoding = new Uint8Array(baoEncodedLength(length, { outboard }));
+  return fromChunkValues(values, length, outboard ? undefined : content);
+}
+
+async function blobOutboard(pool: ChunkValuePool, blob: Blob, progress: AsyncHashOptions): Promise<BaoEncoding> {
+  const length = blob.size;
+  const values = await pool.blobChunkValues(blob, progress);
+  // Small, or no workers: read as a stream, 64 KiB of chunks at a time.
+  if (values === undefined) return baoEncodeStream(blob, { outboard: true, ...progress });
+  return fromChunkValues(values, length, undefined);
+}
+
+/** The encoding from every chunk's chaining value (the pool's pieces in
+ * order), with `content` in place unless it is an outboard. */
+function fromChunkValues(values: Uint8Array[], length: number, content: Uint8Array | undefined): BaoEncoding {
+  const chunks = concat(values);
+  // A file that changed under a Blob reads short (or fails); never a tree
+  // of other bytes.
+  if (chunks.length !== Math.ceil(length / CHUNK_LEN) * CV_LEN) {
+    throw new Error(
+      `blake3-kit: the input changed while it was encoded: ${length} bytes expected, ${(chunks.length / CV_LEN) * CHUNK_LEN} or fewer read`,
+    );
+  }
+  const { levels, top } = levelsAbove(chunks, true);
+  const encoding = new Uint8Array(baoEncodedLength(length, { outboard: content === undefined }));
   new DataView(encoding.buffer).setBigUint64(0, BigInt(length), true);
-  writePreOrder(levels, length, blockLength(0), encoding, HEADER_LEN, outboard ? undefined : content);
+  writePreOrder(levels, length, blockLength(0), encoding, HEADER_LEN, content);
   return { encoding, hash: top };
 }

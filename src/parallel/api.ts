@@ -49,6 +49,9 @@ export function parallelApi(platform: ParallelPlatform) {
      * bytes each, per piece in order, computed across the pool for Bao
      * encoding; undefined where the input stays on this thread. */
     chunkValues: (bytes: Uint8Array, options?: AsyncHashOptions): Promise<Uint8Array[] | undefined> => chunkValues(workers, bytes, options),
+    /** The same for a Blob or File, read as hashBlob reads it (by the
+     * workers where they can), so this thread never holds its bytes. */
+    blobChunkValues: (blob: Blob, options?: AsyncHashOptions): Promise<Uint8Array[] | undefined> => blobChunkValues(workers, blob, options),
     /** For sources that read any range on demand (files); undefined where
      * the caller should hash serially. */
     hashRanges: (total: number, read: RangeReader, options?: ParallelOptions): Promise<Uint8Array | undefined> =>
@@ -106,19 +109,37 @@ async function bytesOnPool(
 async function hashBlob(lifecycle: PoolLifecycle, blob: Blob, options: ParallelOptions | undefined): Promise<Uint8Array> {
   if (typeof Blob === 'undefined' || !(blob instanceof Blob)) throw new TypeError('blake3-kit: blob must be a Blob or File');
   const { tree, length: outLength } = prepare(options);
-  const signal = options?.signal;
-  signal?.throwIfAborted();
+  options?.signal?.throwIfAborted();
+  const run = await blobOnPool(lifecycle, tree, blob, options, false);
+  if (run === undefined) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), options?.signal)), options);
+  return rootFromPieces(tree.mode, tree.key, run.cvs, run.pieceLength, blob.size, outLength);
+}
+
+/** `blob` in pieces across the pool, as bytesOnPool. */
+async function blobOnPool(
+  lifecycle: PoolLifecycle,
+  tree: TreeMode,
+  blob: Blob,
+  options: AsyncHashOptions | undefined,
+  perChunk: boolean,
+): Promise<{ cvs: Uint8Array[]; pieceLength: number } | undefined> {
   const total = blob.size;
   const workers = lifecycle.poolFor(total);
-  const pieceLength = workers ? pieceLengthFor(lifecycle.settings, total, workers.size) : total;
-  if (!workers || total <= pieceLength) return serialHash(new Uint8Array(await abortable(blob.arrayBuffer(), signal)), options);
+  if (!workers) return undefined;
+  const pieceLength = pieceLengthFor(lifecycle.settings, total, workers.size);
+  if (total <= pieceLength) return undefined;
   // Workers read their own slices where they can: the reads run in parallel
   // and off this thread, and this thread holds none of the bytes.
   const pieces = lifecycle.workersReadBlobs
     ? blobSlices(blob, total, pieceLength)
-    : blobPieces(blob, total, pieceLength, workers.size * PIECES_PER_WORKER, signal);
-  const { cvs } = await runTree(tree, pieces, options, total, workers, undefined);
-  return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, total, outLength);
+    : blobPieces(blob, total, pieceLength, workers.size * PIECES_PER_WORKER, options?.signal);
+  const { cvs } = await runTree(tree, pieces, options, total, workers, undefined, perChunk);
+  return { cvs, pieceLength };
+}
+
+async function blobChunkValues(lifecycle: PoolLifecycle, blob: Blob, options: AsyncHashOptions | undefined): Promise<Uint8Array[] | undefined> {
+  options?.signal?.throwIfAborted();
+  return (await blobOnPool(lifecycle, HASH_TREE, blob, options, true))?.cvs;
 }
 
 async function chunkValues(lifecycle: PoolLifecycle, bytes: Uint8Array, options: AsyncHashOptions | undefined): Promise<Uint8Array[] | undefined> {

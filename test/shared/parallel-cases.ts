@@ -79,6 +79,30 @@ export function parallelSuite(lib: Lib, env: Env) {
         }
       }
       expect(parallelStatus().jobs).toBeGreaterThan(before);
+      // A Blob: its outboard from chunk values the workers compute, its
+      // combined encoding read first; small ones as a stream, here.
+      for (const length of [5 * PIECE + 7, 3 * PIECE, 1000, 0]) {
+        const bytes = pattern(length, 6) as Uint8Array<ArrayBuffer>;
+        for (const outboard of [true, false]) {
+          const seen: number[] = [];
+          const jobs = parallelStatus().jobs;
+          const ours = await baoEncodeParallel(new Blob([bytes]), { outboard, onProgress: (done) => seen.push(done) });
+          const theirs = baoEncode(bytes, { outboard });
+          expect(toHex(ours.hash), `Blob of ${length}`).toBe(toHex(theirs.hash));
+          expect(toHex(hash(ours.encoding)), `Blob of ${length}, outboard ${outboard}`).toBe(toHex(hash(theirs.encoding)));
+          if (length > PIECE) {
+            expect(parallelStatus().jobs, `Blob of ${length} on the workers`).toBeGreaterThan(jobs);
+            expect(seen.at(-1)).toBe(length);
+          }
+        }
+      }
+      const stopBlob = new AbortController();
+      const blobRun = baoEncodeParallel(new Blob([pattern(40 * PIECE) as Uint8Array<ArrayBuffer>]), {
+        outboard: true,
+        signal: stopBlob.signal,
+        onProgress: () => stopBlob.abort(new Error('enough of the Blob')),
+      });
+      await expect(blobRun).rejects.toThrow('enough of the Blob');
       // Small inputs stay here; aborting stops a large one.
       expect(toHex((await baoEncodeParallel(pattern(100))).hash)).toBe(toHex(hash(pattern(100))));
       const abort = new AbortController();
