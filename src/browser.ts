@@ -12,6 +12,7 @@ import type { SpawnWorker } from './parallel/pool.js';
 import { baoEncodeOn, type BaoEncodeParallelOptions } from './bao/encode-parallel.js';
 import type { BaoEncoding } from './bao/encode.js';
 import type { Input } from './input.js';
+import type { StreamSource } from './stream-source.js';
 
 export * from './api.js';
 export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
@@ -62,7 +63,7 @@ export function hashStream(...args: Parameters<ParallelApi['hashStream']>) {
   return browserParallel().hashStream(...args);
 }
 /** The Bao encoding of a large input, its chunks hashed across Web Workers. */
-export function baoEncodeParallel(input: Input | Blob, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
+export function baoEncodeParallel(input: Input | Blob | StreamSource, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
   return baoEncodeOn(browserParallel(), input, options);
 }
 /** Pool size, threshold, piece length, worker URL, transport, watchdog. */

@@ -57,7 +57,7 @@ export function hashStream(source: StreamSource, options?: ParallelOptions): Pro
 /** The Bao encoding of a large input, its chunks hashed across
  * worker_threads (wasm workers on every backend: the addon hashes a chunk
  * at a time through upstream's hazmat, slower than the workers' lanes). */
-export function baoEncodeParallel(input: Input | Blob, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
+export function baoEncodeParallel(input: Input | Blob | StreamSource, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
   return baoEncodeOn(nodeParallel, input, options);
 }
 

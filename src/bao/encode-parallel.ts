@@ -8,6 +8,8 @@ import { checkAsyncOptions, checkIntact, toBytes, type AsyncHashOptions, type In
 import { baoEncode, baoEncodedLength, writePreOrder, type BaoEncodeOptions, type BaoEncoding } from './encode.js';
 import { levelsAbove } from './levels.js';
 import { abortable } from '../parallel/promises.js';
+import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../stream-source.js';
+import type { StreamChunkValues } from '../parallel/api.js';
 import { baoEncodeStream } from './encode-stream.js';
 import { blockLength, CHUNK_LEN, concat, HEADER_LEN } from './tree.js';
 
@@ -20,14 +22,20 @@ export interface BaoEncodeParallelOptions extends BaoEncodeOptions, Pick<AsyncHa
 export interface ChunkValuePool {
   chunkValues(bytes: Uint8Array, options?: AsyncHashOptions): Promise<Uint8Array[] | undefined>;
   blobChunkValues(blob: Blob, options?: AsyncHashOptions): Promise<Uint8Array[] | undefined>;
+  streamChunkValues(source: StreamSource, options?: AsyncHashOptions): Promise<StreamChunkValues | undefined>;
 }
 
 const encoder = new TextEncoder();
 
-/** baoEncode, its chunks hashed on `pool`'s workers. A Blob's outboard is
- * built without this thread holding its bytes (the workers read them where
- * they can); its combined encoding holds them anyway, so it is read first. */
-export async function baoEncodeOn(pool: ChunkValuePool, input: Input | Blob, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
+/** baoEncode, its chunks hashed on `pool`'s workers. The outboard of a Blob
+ * or stream is built without this thread holding its bytes (the workers
+ * read a Blob's where they can); a combined encoding holds them anyway, so
+ * they are read first. */
+export async function baoEncodeOn(
+  pool: ChunkValuePool,
+  input: Input | Blob | StreamSource,
+  options?: BaoEncodeParallelOptions,
+): Promise<BaoEncoding> {
   activeEngine();
   checkAsyncOptions(options, 'options');
   const outboard = options?.outboard === true;
@@ -37,6 +45,10 @@ export async function baoEncodeOn(pool: ChunkValuePool, input: Input | Blob, opt
     signal?.throwIfAborted();
     if (outboard) return blobOutboard(pool, input, progress);
     return baoEncodeOn(pool, new Uint8Array(await abortable(input.arrayBuffer(), signal)), options);
+  }
+  if (isStream(input)) {
+    if (outboard) return streamOutboard(pool, input, progress);
+    return baoEncodeOn(pool, await readSource(input, signal, readAll), options);
   }
   const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
   const length = content.length;
@@ -57,6 +69,45 @@ async function blobOutboard(pool: ChunkValuePool, blob: Blob, progress: AsyncHas
   // Small, or no workers: read as a stream, 64 KiB of chunks at a time.
   if (values === undefined) return baoEncodeStream(blob, { outboard: true, ...progress });
   return fromChunkValues(values, length, undefined);
+}
+
+function isStream(input: unknown): input is StreamSource {
+  if (input === null || typeof input !== 'object') return false;
+  return typeof (input as ReadableStream).getReader === 'function' || Symbol.asyncIterator in input;
+}
+
+async function streamOutboard(pool: ChunkValuePool, source: StreamSource, progress: AsyncHashOptions): Promise<BaoEncoding> {
+  const values = await pool.streamChunkValues(source, progress);
+  // No workers: the source is untouched, and encoded here as it is read.
+  if (values === undefined) {
+    return readSource(source, progress.signal, (iterator) => baoEncodeStream(bytesOf(iterator), { outboard: true, ...progress }));
+  }
+  if ('whole' in values) {
+    const encoded = baoEncode(values.whole, { outboard: true });
+    progress.onProgress?.(values.whole.length);
+    return encoded;
+  }
+  return fromChunkValues(values.cvs, values.length, undefined);
+}
+
+/** A source's pieces as bytes (strings as UTF-8). */
+function bytesOf(iterator: SourceIterator): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next(): Promise<IteratorResult<Uint8Array>> {
+        const step = await iterator.next();
+        return step.done ? { done: true, value: undefined } : { done: false, value: chunkBytes(step.value) };
+      },
+    }),
+  };
+}
+
+/** Everything a source yields, in one array (each piece copied as it
+ * comes: a source may reuse its buffer). */
+async function readAll(iterator: SourceIterator): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for (let step = await iterator.next(); !step.done; step = await iterator.next()) parts.push(chunkBytes(step.value).slice());
+  return concat(parts);
 }
 
 /** The encoding from every chunk's chaining value (the pool's pieces in

@@ -52,6 +52,11 @@ export function parallelApi(platform: ParallelPlatform) {
     /** The same for a Blob or File, read as hashBlob reads it (by the
      * workers where they can), so this thread never holds its bytes. */
     blobChunkValues: (blob: Blob, options?: AsyncHashOptions): Promise<Uint8Array[] | undefined> => blobChunkValues(workers, blob, options),
+    /** The same for a stream, cut as hashStream cuts it: every chunk's
+     * value and the length, or the whole stream when it fit one piece;
+     * undefined, with the source untouched, where no workers run. */
+    streamChunkValues: (source: StreamSource, options?: AsyncHashOptions): Promise<StreamChunkValues | undefined> =>
+      streamChunkValues(workers, source, options),
     /** For sources that read any range on demand (files); undefined where
      * the caller should hash serially. */
     hashRanges: (total: number, read: RangeReader, options?: ParallelOptions): Promise<Uint8Array | undefined> =>
@@ -145,6 +150,26 @@ async function blobChunkValues(lifecycle: PoolLifecycle, blob: Blob, options: As
 async function chunkValues(lifecycle: PoolLifecycle, bytes: Uint8Array, options: AsyncHashOptions | undefined): Promise<Uint8Array[] | undefined> {
   options?.signal?.throwIfAborted();
   return (await bytesOnPool(lifecycle, HASH_TREE, bytes, options, true))?.cvs;
+}
+
+export type StreamChunkValues = { cvs: Uint8Array[]; length: number } | { whole: Uint8Array };
+
+async function streamChunkValues(
+  lifecycle: PoolLifecycle,
+  source: StreamSource,
+  options: AsyncHashOptions | undefined,
+): Promise<StreamChunkValues | undefined> {
+  options?.signal?.throwIfAborted();
+  const workers = lifecycle.pool();
+  if (!workers) return undefined;
+  return readSource(source, options?.signal, async (iterator) => {
+    const pieceLength = streamPieceLength(lifecycle.settings);
+    const buffers = pieceBuffers(pieceLength, lifecycle.copyShared());
+    const small: SmallStream = { whole: undefined };
+    const pieces = streamPieces(iterator, pieceLength, buffers, options?.signal, small);
+    const { cvs, length } = await runTree(HASH_TREE, pieces, options, undefined, workers, buffers, true);
+    return small.whole !== undefined ? { whole: small.whole } : { cvs, length };
+  });
 }
 
 /**

@@ -103,6 +103,40 @@ export function parallelSuite(lib: Lib, env: Env) {
         onProgress: () => stopBlob.abort(new Error('enough of the Blob')),
       });
       await expect(blobRun).rejects.toThrow('enough of the Blob');
+      // A stream: pieces cut as hashStream cuts them (1 MiB; one piece stays
+      // here), in odd-sized reads, strings too.
+      const streamOf = (bytes: Uint8Array, read: number) =>
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let at = 0; at < bytes.length; at += read) controller.enqueue(bytes.slice(at, at + read));
+            controller.close();
+          },
+        });
+      for (const length of [3 * 1024 * 1024 + 5, 70_000, 0]) {
+        const bytes = pattern(length, 7);
+        for (const outboard of [true, false]) {
+          const jobs = parallelStatus().jobs;
+          const ours = await baoEncodeParallel(streamOf(bytes, 100_003), { outboard });
+          const theirs = baoEncode(bytes, { outboard });
+          expect(toHex(hash(ours.encoding)), `stream of ${length}, outboard ${outboard}`).toBe(toHex(hash(theirs.encoding)));
+          expect(toHex(ours.hash)).toBe(toHex(theirs.hash));
+          if (length > 1024 * 1024) expect(parallelStatus().jobs, `stream of ${length} on the workers`).toBeGreaterThan(jobs);
+        }
+      }
+      async function* words() {
+        for (let i = 0; i < 200_000; i++) yield `word ${i} `;
+      }
+      const text = new TextEncoder().encode(Array.from({ length: 200_000 }, (_, i) => `word ${i} `).join(''));
+      expect(toHex(hash((await baoEncodeParallel(words(), { outboard: true })).encoding))).toBe(
+        toHex(hash(baoEncode(text, { outboard: true }).encoding)),
+      );
+      const stopStream = new AbortController();
+      const streamRun = baoEncodeParallel(streamOf(pattern(8 * 1024 * 1024), 1 << 20), {
+        outboard: true,
+        signal: stopStream.signal,
+        onProgress: () => stopStream.abort(new Error('enough of the stream')),
+      });
+      await expect(streamRun).rejects.toThrow('enough of the stream');
       // Small inputs stay here; aborting stops a large one.
       expect(toHex((await baoEncodeParallel(pattern(100))).hash)).toBe(toHex(hash(pattern(100))));
       const abort = new AbortController();
@@ -132,6 +166,12 @@ export function parallelSuite(lib: Lib, env: Env) {
       expect(parallelStatus().broken).toMatch(/workers keep failing to start/);
       expect(parallelStatus().jobs).toBe(0);
       expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
+      // A stream's outboard with no pool: the source read once, here.
+      const source = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream();
+      expect(toHex(hash((await lib.baoEncodeParallel(source, { outboard: true })).encoding))).toBe(
+        toHex(hash(lib.baoEncode(bytes, { outboard: true }).encoding)),
+      );
+      expect(parallelStatus().jobs).toBe(0);
       reset();
       expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
       expect(parallelStatus()).toMatchObject({ broken: undefined, lost: 0 });
