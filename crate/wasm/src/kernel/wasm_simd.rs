@@ -38,7 +38,11 @@
 //!   two at a time: LLVM emits identical code;
 //! - wasm-opt -O1 / -O4 instead of -O3: no difference (V8 re-optimises);
 //! - loading the second half of the message only when round 0 needs it:
-//!   LLVM emits identical code.
+//!   LLVM emits identical code;
+//! - two sets of four lanes interleaved step by step (eight chunks in
+//!   flight, `hash8`; a peer's kernel gained 18% so): 0.23-0.25x at
+//!   16 KiB-1 MiB in Node 20 (kernel-ab, 15 rounds), 1.00x below. V8 gives
+//!   wasm 16 vector registers on x64, and 64 live v128 values spill.
 //!
 //! Kept after the table was taken: three leftover chunks go through one
 //! hash4 with a repeated lane, 1.34x at 3 KiB and 1.18x at 7 KiB (two
