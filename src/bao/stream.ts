@@ -9,8 +9,10 @@ import { equal } from './equal.js';
 import { blockLength, HEADER_LEN, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
 
 /** Subtrees up to this size are read whole and verified in one batched
- * pass; above it, node by node (each leaf passed on as soon as it checks). */
-const BATCH = 64 * 1024;
+ * pass; above it, node by node (each leaf passed on as soon as it checks).
+ * 16 MiB in 64 KiB pieces (/tmp script, medians of 20): native 13.6 ms at
+ * 64 KiB, 9.7 at 256 KiB, 10.8-12.2 at 1 MiB; wasm-simd 15.2 either way. */
+const BATCH = 256 * 1024;
 
 export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
