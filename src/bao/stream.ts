@@ -1,7 +1,8 @@
 // Verified streaming: a Bao encoding arriving in pieces of any size (from a
 // fetch body, a socket, a file) becomes a stream of content whose every byte
 // was verified against the root hash before it is passed on. Memory stays at
-// one piece plus one leaf, whatever the content's size.
+// one piece plus one batch (BATCH) and a tree path, whatever the content's
+// size.
 
 import { toBytes } from '../input.js';
 import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
