@@ -28,18 +28,24 @@ function expectCovered(pieces: { offset: number; bytes: Uint8Array }[], content:
   }
 }
 
+/** A random blob (small or up to ~300 KB), 1-3 random chunk ranges (some
+ * open, some past the end) and a chunkLog from 0 to 6. */
+function randomCase(): { size: number; content: Uint8Array; ranges: Ranges; chunkLog: number } {
+  const size = rng.int(3) === 0 ? rng.int(5000) : rng.int(300_000);
+  const content = rng.bytes(size);
+  const chunks = Math.ceil(size / 1024);
+  const ranges: Ranges = [];
+  for (let n = 1 + rng.int(3); n > 0; n--) {
+    const start = rng.int(chunks + 2);
+    ranges.push([start, rng.int(6) === 0 ? Number.POSITIVE_INFINITY : start + 1 + rng.int(30)]);
+  }
+  return { size, content, ranges, chunkLog: rng.int(7) };
+}
+
 describe(`bao-tree ranges (seed ${seed})`, () => {
   it('round-trips random range sets at every chunkLog, for random sizes', () => {
     for (let round = 0; round < 40; round++) {
-      const size = rng.int(3) === 0 ? rng.int(5000) : rng.int(300_000);
-      const content = rng.bytes(size);
-      const chunks = Math.ceil(size / 1024);
-      const ranges: Ranges = [];
-      for (let n = 1 + rng.int(3); n > 0; n--) {
-        const start = rng.int(chunks + 2);
-        ranges.push([start, rng.int(6) === 0 ? Number.POSITIVE_INFINITY : start + 1 + rng.int(30)]);
-      }
-      const chunkLog = rng.int(7);
+      const { size, content, ranges, chunkLog } = randomCase();
       const { encoding, hash: root } = baoTreeEncodeRanges(content, ranges, { chunkLog });
       expect(b3.toHex(root)).toBe(b3.toHex(hash(content)));
       expectCovered(baoTreeDecodeRanges(encoding, root, size, ranges, { chunkLog }), content, ranges);
@@ -48,15 +54,7 @@ describe(`bao-tree ranges (seed ${seed})`, () => {
 
   it('encodes the same bytes from a stored outboard, hashing only the groups it sends', () => {
     for (let round = 0; round < 30; round++) {
-      const size = rng.int(3) === 0 ? rng.int(5000) : rng.int(300_000);
-      const content = rng.bytes(size);
-      const chunks = Math.ceil(size / 1024);
-      const ranges: Ranges = [];
-      for (let n = 1 + rng.int(3); n > 0; n--) {
-        const start = rng.int(chunks + 2);
-        ranges.push([start, rng.int(6) === 0 ? Number.POSITIVE_INFINITY : start + 1 + rng.int(30)]);
-      }
-      const chunkLog = rng.int(7);
+      const { size, content, ranges, chunkLog } = randomCase();
       const { outboard } = baoTreeOutboard(content, { chunkLog });
       const plain = baoTreeEncodeRanges(content, ranges, { chunkLog });
       const stored = baoTreeEncodeRanges(content, ranges, { chunkLog, outboard });
