@@ -21,6 +21,7 @@ import { blobPieces, blobSlices, bytesPieces, rangePieces, streamPieces, type Ra
 import { abortable } from './promises.js';
 import { pieceLengthFor, streamPieceLength, type ParallelSettings } from './settings.js';
 import { PIECES_PER_WORKER, runTree, type TreeMode } from './tree.js';
+import type { WorkerPool } from './pool.js';
 
 export type { ParallelPlatform } from './lifecycle.js';
 export { DEFAULT_THRESHOLD, type ParallelSettings } from './settings.js';
@@ -91,6 +92,15 @@ async function hashParallel(lifecycle: PoolLifecycle, input: Input, options: Par
   return rootFromPieces(tree.mode, tree.key, run.cvs, run.pieceLength, bytes.length, outLength);
 }
 
+/** The pool and piece length for an input of `total` bytes, or undefined
+ * where it stays on this thread (no workers, or a single piece). */
+function splitFor(lifecycle: PoolLifecycle, total: number): { workers: WorkerPool; pieceLength: number } | undefined {
+  const workers = lifecycle.poolFor(total);
+  if (!workers) return undefined;
+  const pieceLength = pieceLengthFor(lifecycle.settings, total, workers.size);
+  return total <= pieceLength ? undefined : { workers, pieceLength };
+}
+
 /** `bytes` in pieces across the pool: each piece's chaining value, or
  * (perChunk) its chunks'; undefined where the input stays on this thread
  * (no workers, or a single piece). */
@@ -102,10 +112,9 @@ async function bytesOnPool(
   perChunk: boolean,
 ): Promise<{ cvs: Uint8Array[]; pieceLength: number } | undefined> {
   const total = bytes.length;
-  const workers = lifecycle.poolFor(total);
-  if (!workers) return undefined;
-  const pieceLength = pieceLengthFor(lifecycle.settings, total, workers.size);
-  if (total <= pieceLength) return undefined;
+  const split = splitFor(lifecycle, total);
+  if (split === undefined) return undefined;
+  const { workers, pieceLength } = split;
   const staging = pieceBuffers(pieceLength, lifecycle.copyShared());
   const { cvs } = await runTree(tree, bytesPieces(bytes, total, pieceLength, staging), options, total, workers, staging, perChunk);
   return { cvs, pieceLength };
@@ -129,10 +138,9 @@ async function blobOnPool(
   perChunk: boolean,
 ): Promise<{ cvs: Uint8Array[]; pieceLength: number } | undefined> {
   const total = blob.size;
-  const workers = lifecycle.poolFor(total);
-  if (!workers) return undefined;
-  const pieceLength = pieceLengthFor(lifecycle.settings, total, workers.size);
-  if (total <= pieceLength) return undefined;
+  const split = splitFor(lifecycle, total);
+  if (split === undefined) return undefined;
+  const { workers, pieceLength } = split;
   // Workers read their own slices where they can: the reads run in parallel
   // and off this thread, and this thread holds none of the bytes.
   const pieces = lifecycle.workersReadBlobs
@@ -163,12 +171,8 @@ async function streamChunkValues(
   const workers = lifecycle.pool();
   if (!workers) return undefined;
   return readSource(source, options?.signal, async (iterator) => {
-    const pieceLength = streamPieceLength(lifecycle.settings);
-    const buffers = pieceBuffers(pieceLength, lifecycle.copyShared());
-    const small: SmallStream = { whole: undefined };
-    const pieces = streamPieces(iterator, pieceLength, buffers, options?.signal, small);
-    const { cvs, length } = await runTree(HASH_TREE, pieces, options, undefined, workers, buffers, true);
-    return small.whole !== undefined ? { whole: small.whole } : { cvs, length };
+    const { cvs, length, whole } = await streamOnPool(lifecycle, workers, iterator, HASH_TREE, options, true);
+    return whole !== undefined ? { whole } : { cvs, length };
   });
 }
 
@@ -185,10 +189,9 @@ async function hashRanges(
   options: ParallelOptions | undefined,
 ): Promise<Uint8Array | undefined> {
   const { tree, length: outLength } = prepare(options);
-  const workers = lifecycle.poolFor(total);
-  if (!workers) return undefined;
-  const pieceLength = pieceLengthFor(lifecycle.settings, total, workers.size);
-  if (total <= pieceLength) return undefined;
+  const split = splitFor(lifecycle, total);
+  if (split === undefined) return undefined;
+  const { workers, pieceLength } = split;
   const buffers = pieceBuffers(pieceLength, lifecycle.copyShared());
   const pieces = rangePieces(read, total, pieceLength, buffers, options?.signal);
   const { cvs } = await runTree(tree, pieces, options, total, workers, buffers);
@@ -209,16 +212,31 @@ async function streamTree(
 ): Promise<Uint8Array> {
   const workers = lifecycle.pool();
   if (!workers) return serialStream(iterator, outLength, options);
+  const { cvs, length, pieceLength, whole } = await streamOnPool(lifecycle, workers, iterator, tree, options, false);
+  if (whole !== undefined) {
+    options?.onProgress?.(whole.length);
+    return hash(whole, options);
+  }
+  return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, length, outLength);
+}
+
+/** A stream cut into fixed pieces across the pool: each piece's chaining
+ * value, or (perChunk) its chunks', and the length; `whole` instead when it
+ * ended within its first piece, which stays on this thread. */
+async function streamOnPool(
+  lifecycle: PoolLifecycle,
+  workers: WorkerPool,
+  iterator: SourceIterator,
+  tree: TreeMode,
+  options: AsyncHashOptions | undefined,
+  perChunk: boolean,
+): Promise<{ cvs: Uint8Array[]; length: number; pieceLength: number; whole: Uint8Array | undefined }> {
   const pieceLength = streamPieceLength(lifecycle.settings);
   const buffers = pieceBuffers(pieceLength, lifecycle.copyShared());
   const small: SmallStream = { whole: undefined };
   const pieces = streamPieces(iterator, pieceLength, buffers, options?.signal, small);
-  const { cvs, length } = await runTree(tree, pieces, options, undefined, workers, buffers);
-  if (small.whole !== undefined) {
-    options?.onProgress?.(small.whole.length);
-    return hash(small.whole, options);
-  }
-  return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, length, outLength);
+  const { cvs, length } = await runTree(tree, pieces, options, undefined, workers, buffers, perChunk);
+  return { cvs, length, pieceLength, whole: small.whole };
 }
 
 /** No workers here: the same stream, hashed on this thread. */

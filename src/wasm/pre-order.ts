@@ -5,7 +5,7 @@
 // node walked in JS instead, a 16 MiB outboard ran at 0.84x of hash().
 
 import { activeEngine } from '../engine.js';
-import type { Mode } from '../modes.js';
+import type { TreeOps } from '../engine.js';
 import { core, fail, keyArea, staging, stagingLen } from './core.js';
 import { CHUNK_LEN, leftSubtreeLength, mergeNonRoot, mergeRoot, subtreeChainingValue } from './subtree.js';
 
@@ -18,16 +18,7 @@ const TWO_32 = 2 ** 32;
  * the root hash (`root`), else the chaining value of `content` as the
  * subtree from chunk `first`.
  */
-export function preOrder(
-  mode: Mode,
-  key: Uint8Array | undefined,
-  content: Uint8Array,
-  first: number,
-  chunkLog: number,
-  combined: boolean,
-  root: boolean,
-  out: Uint8Array,
-): Uint8Array {
+export const preOrder: TreeOps['preOrder'] = (mode, key, content, first, chunkLog, combined, root, out) => {
   const block = CHUNK_LEN * 2 ** chunkLog;
   const parents = (Math.max(1, Math.ceil(content.length / block)) - 1) * PARENT_LEN;
   if (out.length !== parents + (combined ? content.length : 0)) throw new RangeError('blake3-kit: out does not fit the tree');
@@ -97,4 +88,4 @@ export function preOrder(
   }
   const [left, right] = children(0, content.length);
   return mergeRoot(mode, key, left, right, 32);
-}
+};
