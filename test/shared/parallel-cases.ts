@@ -144,6 +144,26 @@ export function parallelSuite(lib: Lib, env: Env) {
       await expect(run).rejects.toThrow('enough');
     });
 
+    it('Bao-encodes a stalled stream until an abort, which rejects at once and releases it', async () => {
+      const { baoEncodeParallel } = lib;
+      reset();
+      for (const outboard of [true, false]) {
+        let cancelled = false;
+        const stalled = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(pattern(100_000, 3)); // then nothing, ever
+          },
+          cancel() {
+            cancelled = true;
+          },
+        });
+        const stop = new AbortController();
+        setTimeout(() => stop.abort(new Error('gave up waiting')), 50);
+        await expect(baoEncodeParallel(stalled, { outboard, signal: stop.signal }), `outboard ${outboard}`).rejects.toThrow('gave up waiting');
+        expect(cancelled, `outboard ${outboard}: the stream was released`).toBe(true);
+      }
+    });
+
     it('finishes a job on the calling thread when its worker dies, and replaces the worker', async () => {
       reset({ workerUrl: env.dyingWorker, jobTimeout: 2000 });
       const bytes = pattern(12 * PIECE + 1, 8);
