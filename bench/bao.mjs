@@ -50,6 +50,7 @@ for (const mib of values.sizes.split(',').map(Number)) {
     .add('baoDecodeOutboard', () => b3.baoDecodeOutboard(content, outboard, hash))
     .add('baoTreeOutboard chunkLog 4', () => b3.baoTreeOutboard(content, { chunkLog: 4 }))
     .add('baoDecodeStream, 64 KiB pieces', () => drain(b3.baoDecodeStream(pieces(encoding), hash)))
+    .add('baoDecodeStream outboard, 64 KiB pieces', () => drain(b3.baoDecodeStream(pieces(content), hash, { outboard })))
     .add('baoTreeEncodeRanges, one group, hashing all', () => b3.baoTreeEncodeRanges(content, middleGroup))
     .add('baoTreeEncodeRanges, one group, from outboard', () => b3.baoTreeEncodeRanges(content, middleGroup, { outboard: irohOutboard }));
   await bench.run();

@@ -59,7 +59,7 @@ export function baoDecodeOutboard(
   if (length !== data.length || tree.length !== HEADER_LEN + parentsLength(length, block)) {
     throw new BaoVerifyError('content and outboard do not agree with the length header');
   }
-  return verifySubtree(tree, HEADER_LEN, 0, length, root, true, data).content;
+  return verifySubtree(tree, HEADER_LEN, 0, length, root, true, data.slice()).content;
 }
 
 /**
@@ -68,8 +68,9 @@ export function baoDecodeOutboard(
  * outboard, the subtree's own bytes in `content`), against `expected` (the
  * root hash if `isRoot`, else the subtree's chaining value). Its whole tree
  * is computed in one batched pass, then its top and every stored parent
- * are compared with it. Returns a copy of the content and where the
- * encoding of the subtree ends.
+ * are compared with it. Returns the content (a copy of the leaves, or
+ * `content` itself, which the caller must own) and where the encoding of
+ * the subtree ends.
  */
 export function verifySubtree(
   tree: Uint8Array,
@@ -89,7 +90,7 @@ export function verifySubtree(
     out = new Uint8Array(size);
     stored = new Float64Array(parents);
     end = extractLeaves(tree, start, size, out, stored);
-  } else out = content.slice(0, size);
+  } else out = content;
   const top = treeOps().preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
   if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
   const bad = stored === undefined ? firstDifferentParent(tree, start, found) : firstDifferentStored(tree, start, stored, found);

@@ -32,20 +32,26 @@ class PieceReader {
     this.#iterator = iteratorOf(source);
   }
 
-  /** The next `count` bytes (a view when they lie in one piece), or
+  /** The next `count` bytes (a view when they lie in one piece, else
+   * gathered into `scratch` when given, which must hold them), or
    * undefined if the source ends first. */
-  async read(count: number): Promise<Uint8Array | undefined> {
+  async read(count: number, scratch?: Uint8Array): Promise<Uint8Array | undefined> {
     if (this.#piece.length - this.#at >= count) return this.#piece.subarray(this.#at, (this.#at += count));
-    const out = new Uint8Array(count);
+    const out = scratch === undefined ? new Uint8Array(count) : scratch.subarray(0, count);
+    return (await this.readInto(out)) ? out : undefined;
+  }
+
+  /** Fills all of `target` with the next bytes (always a copy); false if
+   * the source ends first. */
+  async readInto(target: Uint8Array): Promise<boolean> {
     let filled = 0;
-    while (filled < count) {
-      if (this.#at === this.#piece.length && !(await this.#next())) return undefined;
-      const take = Math.min(count - filled, this.#piece.length - this.#at);
-      out.set(this.#piece.subarray(this.#at, this.#at + take), filled);
-      this.#at += take;
+    while (filled < target.length) {
+      if (this.#at === this.#piece.length && !(await this.#next())) return false;
+      const take = Math.min(target.length - filled, this.#piece.length - this.#at);
+      target.set(this.#piece.subarray(this.#at, (this.#at += take)), filled);
       filled += take;
     }
-    return out;
+    return true;
   }
 
   /** Whether the source has ended with nothing left unread. */
@@ -127,16 +133,26 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
     const node = await input.read(PARENT_LEN);
     return node?.slice(); // kept across reads: not a view of a piece
   };
+  // Holds a combined batch as it arrives; its leaves are copied out of it.
+  const scratch = new Uint8Array(outboard === undefined ? parentsLength(BATCH, block) + BATCH : 0);
   async function* subtree(offset: number, size: number, expected: Uint8Array, isRoot: boolean): AsyncGenerator<Uint8Array, void> {
     if (!isRoot && size > block && size <= BATCH) {
-      // The whole encoded subtree at once, verified in one batched pass.
-      const encoded = outboard === undefined ? await input.read(parentsLength(size, block) + size) : await input.read(size);
-      if (encoded === undefined) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`);
-      if (outboard === undefined) yield verifySubtree(encoded, 0, offset, size, expected, false, undefined).content;
-      else {
-        const { content, end } = verifySubtree(outboard, cursor, offset, size, expected, false, encoded);
-        cursor = end;
-        yield content;
+      // The whole subtree at once, verified in one batched pass. An
+      // outboard's content is read straight into the buffer passed on; a
+      // combined encoding through a reused buffer, as one copy per piece
+      // and then its leaves out of it: 16 MiB in 64 KiB pieces on
+      // wasm-simd, 0.65-0.67x hash(), against 0.62x with a fresh buffer per
+      // batch and 0.62-0.64x copying each run of leaves and parents straight
+      // out of the pieces (~8 K small copies per 16 MiB).
+      if (outboard === undefined) {
+        const encoded = await input.read(parentsLength(size, block) + size, scratch);
+        if (encoded === undefined) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`);
+        yield verifySubtree(encoded, 0, offset, size, expected, false, undefined).content;
+      } else {
+        const leaves = new Uint8Array(size);
+        if (!(await input.readInto(leaves))) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`);
+        cursor = verifySubtree(outboard, cursor, offset, size, expected, false, leaves).end;
+        yield leaves;
       }
       return;
     }
