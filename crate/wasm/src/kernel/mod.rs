@@ -7,13 +7,14 @@
 //! - `hash_chunks`: whole 1 KiB chunks to chaining values;
 //! - `hash_parents`: pairs of chaining values to their parents, in place.
 //!
-//! `portable.rs` is plain `u32` code and is also the single-block path of the
-//! SIMD build, where upstream uses a row-wise v128 compression (not measured
-//! on its own: together with the tree's one-shot paths it is 1.5-1.8x up to
-//! 1 KiB, see the tables in both files). `wasm_simd.rs` hashes four chunks
-//! or parents at once.
+//! `portable.rs` is plain `u32` code, the scalar build's whole kernel.
+//! The SIMD build compresses single blocks row-wise in `rows.rs` (as
+//! upstream's SSE4.1 code does) and four chunks or parents at once in
+//! `wasm_simd.rs`.
 
 pub mod portable;
+#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+pub mod rows;
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
 pub mod wasm_simd;
 
@@ -83,6 +84,9 @@ pub fn bytes_from_words(words: &Words) -> [u8; 32] {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
+    // Not in the SIMD build, so that no match there keeps the portable
+    // single-block code alive (7 KB of wasm) for a kernel it never picks.
+    #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
     Portable,
     #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
     Simd128,
@@ -94,23 +98,32 @@ impl Kernel {
     #[inline(always)]
     pub fn detect() -> Kernel {
         #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-        return Kernel::Simd128;
-        #[allow(unreachable_code)]
-        Kernel::Portable
+        let kernel = Kernel::Simd128;
+        #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+        let kernel = Kernel::Portable;
+        kernel
     }
 
     /// Compresses one block into `cv`.
     #[inline(always)]
     pub fn compress_in_place(self, cv: &mut Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) {
-        // Single blocks are sequential work: the portable code wins in both
-        // builds (see portable.rs).
-        portable::compress_in_place(cv, block, block_len, counter, flags)
+        match self {
+            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+            Kernel::Portable => portable::compress_in_place(cv, block, block_len, counter, flags),
+            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => rows::compress_in_place(cv, block, block_len, counter, flags),
+        }
     }
 
     /// The full 64-byte output of compressing one block (extended output).
     #[inline(always)]
     pub fn compress_xof(self, cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [u8; BLOCK_LEN] {
-        portable::compress_xof(cv, block, block_len, counter, flags)
+        match self {
+            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+            Kernel::Portable => portable::compress_xof(cv, block, block_len, counter, flags),
+            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => rows::compress_xof(cv, block, block_len, counter, flags),
+        }
     }
 
     /// Four consecutive blocks of output, from block `counter` on, written
@@ -126,6 +139,7 @@ impl Kernel {
         out: &mut [u8; 4 * BLOCK_LEN],
     ) {
         match self {
+            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
             Kernel::Portable => {
                 for (j, bytes) in out.as_chunks_mut::<BLOCK_LEN>().0.iter_mut().enumerate() {
                     *bytes = portable::compress_xof(cv, block, block_len, counter.wrapping_add(j as u64), flags);
@@ -148,6 +162,7 @@ impl Kernel {
     pub fn hash_chunks(self, chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
         let input = chunks;
         match self {
+            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
             Kernel::Portable => portable::hash_chunks(input, key, counter, flags, out),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => wasm_simd::hash_chunks(input, key, counter, flags, out),
@@ -159,6 +174,7 @@ impl Kernel {
     #[inline(always)]
     pub fn hash_parents(self, cvs: &mut [Words], key: &Words, flags: u32) {
         match self {
+            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
             Kernel::Portable => portable::hash_parents(cvs, key, flags),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => wasm_simd::hash_parents(cvs, key, flags),

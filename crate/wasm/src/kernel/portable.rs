@@ -1,8 +1,8 @@
 //! The portable kernel: BLAKE3's compression on eight `u32` locals per row,
 //! all seven rounds unrolled. The scalar build uses it for everything; the
-//! SIMD build uses it for single blocks (chunk states, the CV stack, root
-//! output): one block's rounds are a sequential dependency chain, which a
-//! row-wise v128 compression only reshuffles.
+//! SIMD build hashes single blocks with rows.rs instead (its table and the
+//! Chromium finding below are there) and keeps only `hash_chunks` and
+//! `hash_parents_from` from here, for leftovers.
 //!
 //! Measured with `node bench/kernel-ab.mjs` (Node 20.20, 2-core AMD EPYC
 //! shared with other jobs; MB/s medians of 25 alternating rounds in one
@@ -26,24 +26,9 @@
 //! Small inputs gain from the tree (no `Hasher` set-up, a single-block
 //! path), not from this code: the rounds are upstream's portable ones.
 //!
-//! Chromium runs this code slower than Node (issue #13's short inputs).
-//! `hash()` of the simd module in a plain loop, 2*10^7 bytes a round, the
-//! 8th round (rates were flat from the 2nd: not tiering), MB/s, Chromium 156
-//! vs Node 20 (V8 11.3), same machine, same minute:
-//!
-//! | size | Chromium | Node | ratio |
-//! |-----:|---------:|-----:|------:|
-//! | 64 B |      333 |  393 |  0.85 |
-//! | 256 B |     517 |  625 |  0.83 |
-//! | 1 KiB |     605 |  783 |  0.77 |
-//! | 4 KiB |   1,763 | 1,886 | 0.93 |
-//!
-//! The gap is widest where this sequential code does all the work (a 1 KiB
-//! chunk is 16 compressions in a row) and smallest where wasm_simd.rs's
-//! four lanes do (4 KiB), and the bench harness shows the same ratios, so
-//! it is the newer V8's code for these scalar rounds, not the harness or
-//! the call path. Not fixed: a row-wise v128 single-block compression (what
-//! upstream uses) is the next thing to measure there.
+//! Chromium ran this code slower than Node at 64 B-1 KiB (0.77-0.85x the
+//! same module's Node rate); rows.rs, which replaced it in the SIMD build,
+//! has the numbers and what fixed that there.
 //!
 //! Tried and rejected:
 //! - one inlined copy of the rounds in each of `compress_in_place` and
@@ -175,7 +160,7 @@ fn compress_chunk_block(cv: &mut Words, block: &[u8; BLOCK_LEN], counter: u64, f
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
 #[inline(always)]
 fn compress_chunk_block(cv: &mut Words, block: &[u8; BLOCK_LEN], counter: u64, flags: u32) {
-    compress_in_place(cv, block, BLOCK_LEN as u32, counter, flags)
+    super::rows::compress_in_place(cv, block, BLOCK_LEN as u32, counter, flags)
 }
 
 pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
@@ -189,7 +174,7 @@ pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags:
 pub fn parent_cv(left: &Words, right: &Words, key: &Words, flags: u32) -> Words {
     let block = super::parent_block(left, right);
     let mut cv = *key;
-    compress_in_place(&mut cv, &block, BLOCK_LEN as u32, 0, flags | PARENT);
+    super::Kernel::detect().compress_in_place(&mut cv, &block, BLOCK_LEN as u32, 0, flags | PARENT);
     cv
 }
 

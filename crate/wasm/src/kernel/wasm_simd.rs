@@ -1,8 +1,8 @@
 //! The simd128 kernel: four chunks (or four parents) at once, one v128 per
 //! state word with lane j belonging to input j, as upstream's `hash4`.
 //!
-//! Only built with the `simd` feature and `+simd128`; single blocks go through
-//! the portable kernel in this build too (see portable.rs).
+//! Only built with the `simd` feature and `+simd128`; single blocks go
+//! through rows.rs.
 //!
 //! Measured with `node bench/kernel-ab.mjs` (Node 20.20, V8 11.3, 2-core AMD
 //! EPYC shared with other jobs; MB/s medians of 21 alternating rounds in one
@@ -20,7 +20,7 @@
 //! | 64 KiB |     1724 | 1872 |          1.09 |     1976 |
 //! | 1 MiB  |     1741 | 1889 |          1.09 |     1973 |
 //!
-//! Up to 1 KiB the gain is the portable single-block and single-chunk paths
+//! Up to 1 KiB the gain was the portable single-block and single-chunk paths
 //! (tree.rs); from 4 KiB on it is this file's byte rotations (see `Masks`),
 //! where 95% of the time goes (`--cpu-prof` at 64 KiB). The kernel is the
 //! same algorithm as upstream's and the C one: same instruction counts per
@@ -92,26 +92,27 @@ static ROT16_MASK: v128 = i8x16(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12
 /// rot8), and rot16 into `pshuflw` + `pshufhw`. A swizzle whose mask is a
 /// `v128.const` is a single `pshufb`, the constant kept in a register. LLVM
 /// turns a swizzle with a constant mask back into a shuffle, so the masks are
-/// read here with volatile loads (once per `hash4` call), and the build
-/// (`scripts/build-wasm.mjs`) replaces exactly those two loads with
+/// read here with volatile loads (once per call of `hash4`, `xof4` and
+/// rows.rs' `compress`), and the build (`scripts/build-wasm.mjs`) replaces
+/// exactly those loads with
 /// `v128.const`. Without that step the module is still correct, and V8 adds a
 /// `paddusb` range fix-up to each swizzle.
 #[derive(Clone, Copy)]
-struct Masks {
+pub(super) struct Masks {
     rot8: v128,
     rot16: v128,
 }
 
 impl Masks {
     #[inline(always)]
-    fn load() -> Self {
+    pub(super) fn load() -> Self {
         // SAFETY: reads of two immutable statics.
         unsafe { Masks { rot8: core::ptr::read_volatile(&raw const ROT8_MASK), rot16: core::ptr::read_volatile(&raw const ROT16_MASK) } }
     }
 }
 
 #[inline(always)]
-fn rot16(x: v128, masks: &Masks) -> v128 {
+pub(super) fn rot16(x: v128, masks: &Masks) -> v128 {
     i8x16_swizzle(x, masks.rot16)
 }
 
@@ -121,7 +122,7 @@ fn rot12(x: v128) -> v128 {
 }
 
 #[inline(always)]
-fn rot8(x: v128, masks: &Masks) -> v128 {
+pub(super) fn rot8(x: v128, masks: &Masks) -> v128 {
     i8x16_swizzle(x, masks.rot8)
 }
 

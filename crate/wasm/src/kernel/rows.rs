@@ -1,0 +1,153 @@
+//! One block's compression with the state as four v128 rows (the layout of
+//! upstream's SSE4.1 `compress_pre`): the four column G functions run side
+//! by side in the lanes, then the rows are rotated so the diagonals line up
+//! as columns. The SIMD build's single blocks (chunk states, single
+//! chunks, parents on the CV stack, root output) run it; before, they ran
+//! portable.rs, which Chromium 156 ran at 0.77-0.85x of Node 20 (V8 11.3)
+//! at 64 B-1 KiB: its 16 state and 16 message words don't fit x64's
+//! registers, and the newer V8 spills worse.
+//!
+//! `hash()` of the SIMD module, MB/s medians of 15 alternating rounds in
+//! one process, 2-core AMD EPYC shared with other jobs (compare ratios):
+//! portable single blocks (before) and this file (after). Chromium:
+//! `node bench/kernel-ab-chromium.mjs A.wasm B.wasm`; Node: `node
+//! bench/kernel-ab.mjs A.wasm B.wasm`.
+//!
+//! | size   | Chromium before | after | ratio | Node before | after | ratio |
+//! |-------:|----------------:|------:|------:|------------:|------:|------:|
+//! | 64 B   |             331 |   408 |  1.23 |         386 |   426 |  1.10 |
+//! | 256 B  |             533 |   656 |  1.23 |         633 |   673 |  1.06 |
+//! | 1 KiB  |             616 |   816 |  1.33 |         778 |   805 |  1.04 |
+//! | 4 KiB  |           1,740 | 1,819 |  1.05 |       1,915 | 1,958 |  1.02 |
+//! | 64 KiB |           1,935 | 1,935 |  1.00 |       2,207 | 2,179 |  0.99 |
+//!
+//! What mattered (Chromium, 1 KiB, ratio to portable):
+//! - message vectors built per round from scalar words (`u32x4`, 16
+//!   `replace_lane`s a round): 1.07-1.10x;
+//! - rot8 and rot16 by the swizzle masks of wasm_simd.rs (`Masks`) instead
+//!   of constant shuffles: 1.12-1.14x;
+//! - the message loaded once as four v128 and carried from round to round
+//!   by `permute` (7 shuffles a round, all in registers): 1.33-1.35x; in
+//!   Node 0.90x became 1.04x.
+//! - Tried: each round's first add as `(a + m) + b`, off b's dependency
+//!   chain: no change (LLVM reassociates it anyway).
+
+use super::wasm_simd::{rot16, rot8, Masks};
+use super::{Words, BLOCK_LEN, IV};
+use core::arch::wasm32::*;
+
+#[inline(always)]
+fn rot12(x: v128) -> v128 {
+    v128_or(u32x4_shr(x, 12), u32x4_shl(x, 20))
+}
+
+#[inline(always)]
+fn rot7(x: v128) -> v128 {
+    v128_or(u32x4_shr(x, 7), u32x4_shl(x, 25))
+}
+
+/// Four G functions at once: lane i of each row is one G's a, b, c or d.
+#[inline(always)]
+fn g(rows: &mut [v128; 4], x: v128, y: v128, masks: &Masks) {
+    let [mut a, mut b, mut c, mut d] = *rows;
+    a = i32x4_add(i32x4_add(a, b), x);
+    d = rot16(v128_xor(d, a), masks);
+    c = i32x4_add(c, d);
+    b = rot12(v128_xor(b, c));
+    a = i32x4_add(i32x4_add(a, b), y);
+    d = rot8(v128_xor(d, a), masks);
+    c = i32x4_add(c, d);
+    b = rot7(v128_xor(b, c));
+    *rows = [a, b, c, d];
+}
+
+/// One round. `msg` holds the round's message words as G takes them:
+/// columns' first and second words, diagonals' first and second words
+/// (in the diagonal lane order below).
+#[inline(always)]
+fn round(rows: &mut [v128; 4], msg: &[v128; 4], masks: &Masks) {
+    g(rows, msg[0], msg[1], masks);
+    // Row b stays; a, c and d turn so that lane i holds the diagonal G of
+    // words (3+i, 4+i, 9+i, 14+i) mod their row: lane 0 is the fourth
+    // diagonal G, lanes 1-3 the first three.
+    rows[0] = i32x4_shuffle::<3, 0, 1, 2>(rows[0], rows[0]);
+    rows[2] = i32x4_shuffle::<1, 2, 3, 0>(rows[2], rows[2]);
+    rows[3] = i32x4_shuffle::<2, 3, 0, 1>(rows[3], rows[3]);
+    g(rows, msg[2], msg[3], masks);
+    rows[0] = i32x4_shuffle::<1, 2, 3, 0>(rows[0], rows[0]);
+    rows[2] = i32x4_shuffle::<3, 0, 1, 2>(rows[2], rows[2]);
+    rows[3] = i32x4_shuffle::<2, 3, 0, 1>(rows[3], rows[3]);
+}
+
+/// The next round's message vectors: the spec's permutation moves each
+/// word to the same (vector, lane) every round, so it is a fixed set of
+/// shuffles (checked against MSG_SCHEDULE in the tests through the digests).
+#[inline(always)]
+fn permute([x, y, dx, dy]: [v128; 4]) -> [v128; 4] {
+    let t1 = i32x4_shuffle::<3, 6, 0, 0>(x, dx);
+    let t2 = i32x4_shuffle::<0, 0, 7, 1>(dy, dx);
+    let t3 = i32x4_shuffle::<1, 6, 2, 0>(dx, dy);
+    [
+        i32x4_shuffle::<1, 5, 7, 2>(x, y),
+        i32x4_shuffle::<0, 1, 2, 7>(t1, dy),
+        i32x4_shuffle::<0, 4, 2, 3>(t2, y),
+        i32x4_shuffle::<0, 1, 6, 3>(t3, y),
+    ]
+}
+
+/// The state after the seven rounds, as rows, before the feed-forward. One
+/// out-of-line copy serves both entry points.
+#[inline(never)]
+fn compress(cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [v128; 4] {
+    let masks = Masks::load();
+    let p: *const v128 = block.as_ptr().cast();
+    // SAFETY: four 16-byte loads from 64 bytes (no alignment needed).
+    let [m0, m1, m2, m3] = unsafe { [v128_load(p), v128_load(p.add(1)), v128_load(p.add(2)), v128_load(p.add(3))] };
+    let mut msg = [
+        i32x4_shuffle::<0, 2, 4, 6>(m0, m1),
+        i32x4_shuffle::<1, 3, 5, 7>(m0, m1),
+        i32x4_shuffle::<6, 0, 2, 4>(m2, m3),
+        i32x4_shuffle::<7, 1, 3, 5>(m2, m3),
+    ];
+    let mut rows = [
+        u32x4(cv[0], cv[1], cv[2], cv[3]),
+        u32x4(cv[4], cv[5], cv[6], cv[7]),
+        u32x4(IV[0], IV[1], IV[2], IV[3]),
+        u32x4(counter as u32, (counter >> 32) as u32, block_len, flags),
+    ];
+    round(&mut rows, &msg, &masks);
+    for _ in 1..7 {
+        msg = permute(msg);
+        round(&mut rows, &msg, &masks);
+    }
+    rows
+}
+
+#[inline(always)]
+pub fn compress_in_place(cv: &mut Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) {
+    let [a, b, c, d] = compress(cv, block, block_len, counter, flags);
+    let out: *mut v128 = cv.as_mut_ptr().cast();
+    // SAFETY: 32 bytes written into the eight words of `cv` (v128 stores
+    // need no alignment).
+    unsafe {
+        v128_store(out, v128_xor(a, c));
+        v128_store(out.add(1), v128_xor(b, d));
+    }
+}
+
+#[inline(always)]
+pub fn compress_xof(cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [u8; BLOCK_LEN] {
+    let [a, b, c, d] = compress(cv, block, block_len, counter, flags);
+    let low = u32x4(cv[0], cv[1], cv[2], cv[3]);
+    let high = u32x4(cv[4], cv[5], cv[6], cv[7]);
+    let mut out = [0; BLOCK_LEN];
+    let q: *mut v128 = out.as_mut_ptr().cast();
+    // SAFETY: four 16-byte stores into 64 bytes.
+    unsafe {
+        v128_store(q, v128_xor(a, c));
+        v128_store(q.add(1), v128_xor(b, d));
+        v128_store(q.add(2), v128_xor(c, low));
+        v128_store(q.add(3), v128_xor(d, high));
+    }
+    out
+}
