@@ -29,8 +29,11 @@
 //! - the message loaded once as four v128 and carried from round to round
 //!   by `permute` (7 shuffles a round, all in registers): 1.33-1.35x; in
 //!   Node 0.90x became 1.04x.
-//! - Tried: each round's first add as `(a + m) + b`, off b's dependency
-//!   chain: no change (LLVM reassociates it anyway).
+//! - Tried, no change: each round's first add as `(a + m) + b`, off b's
+//!   dependency chain (LLVM reassociates it anyway); the seven rounds
+//!   unrolled by hand instead of LLVM's loop (0.98-1.00x); a chunk's
+//!   chaining value kept in two rows from block to block instead of
+//!   stored and reloaded (1.00x at 1-2 KiB).
 
 use super::wasm_simd::{rot16, rot8, Masks};
 use super::{Words, BLOCK_LEN, IV};

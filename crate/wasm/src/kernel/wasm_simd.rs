@@ -57,8 +57,18 @@
 //! Writing the four blocks straight into the output instead of returning
 //! them: 1,910-1,999 -> 2,144-2,146 MB/s (2.28-2.32x blake3-wasm); in
 //! Chromium (bench/run.mjs --browser --quick) 980 against blake3-wasm's 553.
-//! The rotation masks are loaded by both kernels (scripts/build-wasm.mjs
-//! checks for exactly two loads of each).
+//! The rotation masks are loaded by both kernels and rows.rs
+//! (scripts/build-wasm.mjs checks for exactly three loads of each).
+//!
+//! Why extended output in Chromium reads at about half its Node rate
+//! (`node bench/kernel-ab-chromium.mjs A.wasm B.wasm`, Chromium 156): the
+//! kernel is not it. Reading 1 MiB into one reused buffer runs at 1,785-
+//! 1,864 MB/s there; into a fresh `Uint8Array` per read, as `read(n)` must
+//! return, 831-839 MB/s, and the allocation alone costs nothing. The
+//! difference is the first write to each new page: Chromium's allocator
+//! maps a fresh 1 MiB buffer every time, glibc in Node mostly reuses freed
+//! memory (fresh 1,378 against reused 1,976 MB/s in Node). Every peer's
+//! `read(n)` pays the same per byte; `readInto` a reused buffer avoids it.
 
 use super::{portable, Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
 use core::arch::wasm32::*;
