@@ -1,12 +1,13 @@
 // The whole test suite (`npm test`, after `pretest` ran setup --test): the
 // static checks first (Biome's lint and format check of the TypeScript and
-// JavaScript, cargo fmt --check, cargo clippy -D warnings), then Rust unit
+// JavaScript, tsc over the tests, cargo fmt --check, cargo clippy -D
+// warnings), then Rust unit
 // tests (natively, then the native addon's core for aarch64 under qemu), then
 // the shared JS suite in Node and in Chromium, each against both wasm
 // flavours. Every step runs even if an earlier one failed, so one run shows
 // everything that is broken.
 //
-//   node scripts/test.mjs [--only lint|rustfmt|clippy|rust|aarch64|node|browser]...
+//   node scripts/test.mjs [--only lint|types|rustfmt|clippy|rust|aarch64|node|browser]...
 //
 // The last line is always `tests: N passed, M failed[, K skipped]`.
 import { spawnSync } from 'node:child_process';
@@ -19,12 +20,15 @@ import { root, spawnCollect, table } from './lib.mjs';
 
 const vitestBin = join(root, 'node_modules', '.bin', 'vitest');
 const biomeBin = join(root, 'node_modules', '.bin', 'biome');
+const tscBin = join(root, 'node_modules', '.bin', 'tsc');
 const manifest = join(root, 'crate', 'Cargo.toml');
 
 const AARCH64 = 'aarch64-unknown-linux-gnu';
 
 const STEPS = {
   lint: { label: 'lint, format (biome)', run: () => checks([biomeCheck('lint'), biomeCheck('format')]) },
+  // The tests as vitest compiles them get no type check: tsc does it here.
+  types: { label: 'tsc (tests)', run: () => checks([[tscBin, ['-p', join(root, 'tsconfig.test.json')]]]) },
   rustfmt: { label: 'cargo fmt --check', run: () => checks([['cargo', ['fmt', '--manifest-path', manifest, '--all', '--check']]]) },
   clippy: { label: 'cargo clippy (host, wasm32 x2)', run: () => checks(clippyRuns()) },
   rust: { label: 'rust (cargo test)', run: () => cargoTest(['--workspace']) },

@@ -26,7 +26,7 @@ async function parallel() {
   configureParallel({ workers: 2, threshold: 0, ...(workerUrl ? { workerUrl: new URL(workerUrl, import.meta.url) } : {}) });
   const inputs = [3, 4, 5].map((mib) => new Uint8Array(mib << 20).map((_, i) => i * 7));
   const digests = await Promise.all(inputs.map((input) => hashParallel(input)));
-  const right = digests.every((digest, i) => toHex(digest) === toHex(hash(inputs[i])));
+  const right = digests.every((digest, i) => toHex(digest) === toHex(hash(inputs[i]!)));
   const { started, jobs, broken } = parallelStatus();
   return { right, started, jobs, broken };
 }

@@ -226,7 +226,12 @@ describe('streams', () => {
     await expect(hashing).rejects.toMatchObject({ name: 'AbortError' });
     // Released, though not necessarily before the rejection: an abort does
     // not wait for a read in flight (a source may never answer one).
-    if (!stream.destroyed) await new Promise((resolve) => (stream.once('close', resolve), setTimeout(resolve, 2000)));
+    if (!stream.destroyed) {
+      await new Promise<void>((resolve) => {
+        stream.once('close', () => resolve());
+        setTimeout(resolve, 2000);
+      });
+    }
     expect(stream.destroyed).toBe(true);
     await expect(hashStream(42 as never)).rejects.toBeInstanceOf(TypeError);
   });

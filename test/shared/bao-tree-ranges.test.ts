@@ -71,15 +71,15 @@ describe(`bao-tree ranges (seed ${seed})`, () => {
     const sent = baoTreeEncodeRanges(content, ranges, { outboard }).encoding;
     // Content the ranges miss is not hashed: a changed byte there goes unseen.
     const elsewhere = content.slice();
-    elsewhere[30 * 16 * 1024] ^= 1;
+    elsewhere[30 * 16 * 1024]! ^= 1;
     expect(b3.toHex(baoTreeEncodeRanges(elsewhere, ranges, { outboard }).encoding)).toBe(b3.toHex(sent));
     expect(baoTreeDecodeRanges(sent, root, content.length, ranges).length).toBe(1);
     // A changed byte in a group it sends, or a changed node on the path, is caught.
     const inside = content.slice();
-    inside[5 * 16 * 1024 + 7] ^= 1;
+    inside[5 * 16 * 1024 + 7]! ^= 1;
     expect(thrownBy(() => baoTreeEncodeRanges(inside, ranges, { outboard }))).toBeInstanceOf(BaoVerifyError);
     const path = outboard.slice();
-    path[64 + 3] ^= 1; // the root's left child: the node above groups 0-31
+    path[64 + 3]! ^= 1; // the root's left child: the node above groups 0-31
     expect(thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: path }))).toBeInstanceOf(BaoVerifyError);
     const wrongSize = thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: outboard.subarray(64) }));
     expect(wrongSize).toBeInstanceOf(RangeError);

@@ -126,11 +126,11 @@ describe('malformed encodings are rejected before any byte is returned', () => {
     for (const shift of [0, 1]) {
       const changed = new Uint8Array(whole.length + shift).subarray(shift);
       changed.set(whole);
-      changed[nodeAt + 5] ^= 1;
+      changed[nodeAt + 5]! ^= 1;
       expect(String(thrownBy(() => baoDecode(changed, eightRoot)))).toMatch(/tree node above byte 2048 /);
       const changedOutboard = new Uint8Array(outboard.length + shift).subarray(shift);
       changedOutboard.set(outboard);
-      changedOutboard[8 + 4 * 64 + 40] ^= 1; // the fifth parent, P(4K, 4K)
+      changedOutboard[8 + 4 * 64 + 40]! ^= 1; // the fifth parent, P(4K, 4K)
       expect(String(thrownBy(() => baoDecodeOutboard(eight, changedOutboard, eightRoot)))).toMatch(/tree node above byte 4096 /);
     }
   });

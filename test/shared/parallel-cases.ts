@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { asyncContract } from './async-contract.js';
 import { KEY, pattern, random, seed } from './setup.js';
 
-type Lib = typeof import('../../src/node.js');
+// The Node entry's type; the browser entry has every member used here.
+type Lib = typeof import('../../src/node.js') | typeof import('../../src/browser.js');
 interface Env {
   /** A worker script that dies (exits, or closes itself) on its 3rd job. */
   dyingWorker: URL;

@@ -70,7 +70,7 @@ function fuzz(seed: number, calls: number): CoreExports {
       case 2:
         return 2 ** 32 + rng.int(70_000);
       case 3:
-        return [NaN, Infinity, -Infinity, -0, 0.5, 1e300][rng.int(6)];
+        return [NaN, Infinity, -Infinity, -0, 0.5, 1e300][rng.int(6)]!;
       case 4:
         return stagingLen - 2 + rng.int(5);
       case 5:
@@ -84,9 +84,9 @@ function fuzz(seed: number, calls: number): CoreExports {
     }
   };
   for (let i = 0; i < calls; i++) {
-    const [name, arity] = ARITIES[rng.int(ARITIES.length)];
+    const [name, arity] = ARITIES[rng.int(ARITIES.length)]!;
     const args = Array.from({ length: arity }, hostile);
-    if (SLOT_TAKING.has(name) && live.size > 0 && rng.int(2) === 0) args[0] = [...live][rng.int(live.size)];
+    if (SLOT_TAKING.has(name) && live.size > 0 && rng.int(2) === 0) args[0] = [...live][rng.int(live.size)]!;
     if (rng.int(4) === 0) {
       // Memory may have grown: a fresh view each time.
       new Uint8Array(exports.memory.buffer, exports.staging_ptr(), stagingLen).set(rng.bytes(64 + rng.int(2000)));
@@ -96,7 +96,7 @@ function fuzz(seed: number, calls: number): CoreExports {
       throw new Error(`${name}(${args.join(', ')}) returned ${result} (seed ${seed}, call ${i})`);
     }
     if ((name === 'hasher_new' || name === 'hasher_clone') && result >= 0) live.add(result);
-    if (name === 'hasher_free' && result === 0) live.delete(args[0] >>> 0);
+    if (name === 'hasher_free' && result === 0) live.delete(args[0]! >>> 0);
     if (live.size > 64) {
       const oldest = live.values().next().value!;
       expect(exports.hasher_free(oldest)).toBe(0);

@@ -61,7 +61,7 @@ describe('memory', () => {
     }
     expect(sizes[1]).toBe(sizes[0]);
     expect(sizes[2]).toBe(sizes[0]);
-    expect(sizes[0] - before.memoryBytes).toBeLessThanOrEqual(100_000 * 1024);
+    expect(sizes[0]! - before.memoryBytes).toBeLessThanOrEqual(100_000 * 1024);
   });
 
   it('keeps hashing right when deep hashers grow memory inside update', () => {
@@ -80,7 +80,7 @@ describe('memory', () => {
     const grown = stats().memoryBytes > before;
     const digests = hashers.map((h) => h.digest());
     // The clone copies a tail too.
-    const copy = hashers[0].clone().update('x');
+    const copy = hashers[0]!.clone().update('x');
     const withX = new Uint8Array(input.length + 1);
     withX.set(input);
     withX[input.length] = 'x'.charCodeAt(0);
