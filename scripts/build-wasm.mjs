@@ -149,8 +149,8 @@ function dataSegments(bytes) {
  * with the constant in a register, and LLVM folds constant swizzles back into
  * slower shuffles). This replaces exactly those loads with `v128.const`,
  * through binaryen's text format, and fails the build unless each mask is
- * found once in the data and loaded once by each kernel (hash4, xof4 and
- * rows.rs' compress): a kernel change that
+ * found once in the data and loaded once by each kernel (hash4, xof4, and
+ * rows.rs' compress and hash_chunk_pair): a kernel change that
  * breaks the pattern must not silently lose the speed-up.
  */
 function constantSwizzleMasks(wasmOpt, input, output, features, masks, tmp) {
@@ -174,8 +174,8 @@ function constantSwizzleMasks(wasmOpt, input, output, features, masks, tmp) {
       count++;
       return `(v128.const i8x16 ${mask.join(' ')})`;
     });
-    // Once per kernel that rotates: hash4, xof4 and the row-wise compress.
-    if (count !== 3) throw new Error(`swizzle mask ${mask} is loaded ${count} times (expected three: hash4, xof4, rows' compress)`);
+    // Once per kernel that rotates: hash4, xof4 and rows.rs' two.
+    if (count !== 4) throw new Error(`swizzle mask ${mask} is loaded ${count} times (expected four: hash4, xof4, rows.rs' two)`);
   }
   const wat = join(tmp, 'masks.wat');
   writeFileSync(wat, text);

@@ -57,8 +57,8 @@
 //! Writing the four blocks straight into the output instead of returning
 //! them: 1,910-1,999 -> 2,144-2,146 MB/s (2.28-2.32x blake3-wasm); in
 //! Chromium (bench/run.mjs --browser --quick) 980 against blake3-wasm's 553.
-//! The rotation masks are loaded by both kernels and rows.rs
-//! (scripts/build-wasm.mjs checks for exactly three loads of each).
+//! The rotation masks are loaded by both kernels and the two in rows.rs
+//! (scripts/build-wasm.mjs checks for exactly four loads of each).
 //!
 //! Why extended output in Chromium reads at about half its Node rate
 //! (`node bench/kernel-ab-chromium.mjs A.wasm B.wasm`, Chromium 156): the
@@ -103,7 +103,7 @@ static ROT16_MASK: v128 = i8x16(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12
 /// `v128.const` is a single `pshufb`, the constant kept in a register. LLVM
 /// turns a swizzle with a constant mask back into a shuffle, so the masks are
 /// read here with volatile loads (once per call of `hash4`, `xof4` and
-/// rows.rs' `compress`), and the build (`scripts/build-wasm.mjs`) replaces
+/// rows.rs' `compress` and `hash_chunk_pair`), and the build (`scripts/build-wasm.mjs`) replaces
 /// exactly those loads with
 /// `v128.const`. Without that step the module is still correct, and V8 adds a
 /// `paddusb` range fix-up to each swizzle.
@@ -348,8 +348,13 @@ pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, fl
         done += DEGREE;
     }
     let (Some(rest), Some(rest_out)) = (chunks.get(done..), out.get_mut(done..)) else { return };
-    // Three chunks left: one hash4 with a repeated lane beats three portable
-    // chunks (two don't: 4 lanes cost ~2.4 portable chunks).
+    if let ([a, b], [ca, cb, ..]) = (rest, &mut *rest_out) {
+        [*ca, *cb] = super::rows::hash_chunk_pair([a, b], key, counter, flags);
+        return;
+    }
+    // Three chunks left: one hash4 with a repeated lane beats three single
+    // chunks; two go side by side in rows.rs (4 lanes cost ~2.4 portable
+    // chunks).
     if let ([a, b, c], [ca, cb, cc, ..]) = (rest, &mut *rest_out) {
         let inputs = [a.as_ptr(), b.as_ptr(), c.as_ptr(), c.as_ptr()];
         let mut cvs = [[0; 8]; DEGREE];
