@@ -175,6 +175,22 @@ fn reduce(kernel: Kernel, cvs: &mut [Words], mut n: usize, key: &Words, flags: u
 fn batch_pair(kernel: Kernel, input: &[u8], key: &Words, counter: u64, flags: u32) -> [Words; 2] {
     let (whole, partial) = input.as_chunks::<CHUNK_LEN>();
     let mut cvs = [[0u32; 8]; BATCH_CHUNKS];
+    // A partial last chunk after a whole one that the kernel would hash
+    // alone (after its groups of four) goes side by side with it where the
+    // kernel can: 1.5 KiB in ~2/3 of the time (see kernel/rows.rs).
+    if let (Some((last, before)), false) = (whole.split_last(), partial.is_empty()) {
+        let n = before.len();
+        if n % 4 == 0 && n + 2 <= BATCH_CHUNKS {
+            if let Some(pair) = kernel.hash_chunk_and_tail(last, partial, key, counter + n as u64, flags) {
+                kernel.hash_chunks(before, key, counter, flags, &mut cvs);
+                if let Some(slots) = cvs.get_mut(n..n + 2) {
+                    slots.copy_from_slice(&pair);
+                }
+                reduce(kernel, &mut cvs, n + 2, key, flags, 2);
+                return [cvs[0], cvs[1]];
+            }
+        }
+    }
     kernel.hash_chunks(whole, key, counter, flags, &mut cvs);
     let mut n = whole.len().min(BATCH_CHUNKS);
     if let (false, Some(cv)) = (partial.is_empty(), cvs.get_mut(n)) {

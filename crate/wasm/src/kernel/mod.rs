@@ -169,6 +169,22 @@ impl Kernel {
         }
     }
 
+    /// The chaining values of a whole chunk numbered `counter` and of the
+    /// partial chunk after it, side by side where this kernel can (the SIMD
+    /// build's row-wise pair); None where it cannot. Never a root.
+    #[inline(always)]
+    pub fn hash_chunk_and_tail(self, chunk: &[u8; CHUNK_LEN], tail: &[u8], key: &Words, counter: u64, flags: u32) -> Option<[Words; 2]> {
+        match self {
+            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+            Kernel::Portable => {
+                let _ = (chunk, tail, key, counter, flags);
+                None
+            }
+            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128 => Some(rows::hash_chunk_pair(chunk, tail, key, counter, flags)),
+        }
+    }
+
     /// Replaces the first `cvs.len() / 2` chaining values with the parents of
     /// the pairs `(cvs[2i], cvs[2i + 1])`. Never a root.
     #[inline(always)]

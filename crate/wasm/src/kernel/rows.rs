@@ -31,11 +31,14 @@
 //!   Node 0.90x became 1.04x.
 //!
 //! Two leftover chunks (after the groups of four that wasm_simd.rs hashes,
-//! and a whole 2 KiB input) run side by side in `hash_chunk_pair`, each
-//! compression's dependency chain in the other's latency. Against both
-//! through `compress`, same harnesses: 2 KiB 1.41-1.47x in Chromium and
-//! 1.54-1.55x in Node, 6 KiB 1.20-1.22x in both, other sizes 1.00x;
-//! 2.4 KB more wasm (0.8 KB gzip).
+//! and a whole 2 KiB input), or one and the input's partial last chunk, run
+//! side by side in `hash_chunk_pair`, each compression's dependency chain
+//! in the other's latency. Against both through `compress`, same harnesses,
+//! Chromium / Node: 2 KiB 1.44x / 1.38x, 2 KiB - 1 1.47x / 1.42x, 1.5 KiB
+//! 1.24x / 1.23x, 5.5 KiB 1.12x / 1.10x, 6 KiB 1.19x / 1.20x, other sizes
+//! 1.00x; 3.9 KB more wasm (1.4 KB gzip). (A loop for two whole chunks only
+//! was 1.09x faster at 2 KiB in Node, 1.00x in Chromium: not kept, one
+//! copy serves both.)
 //!
 //! - Tried, no change: each round's first add as `(a + m) + b`, off b's
 //!   dependency chain (LLVM reassociates it anyway); the seven rounds
@@ -109,23 +112,10 @@ fn permute([x, y, dx, dy]: [v128; 4]) -> [v128; 4] {
 /// The state after the seven rounds, as rows, before the feed-forward. One
 /// out-of-line copy serves both entry points.
 #[inline(never)]
-fn compress(cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [v128; 4] {
+fn compress([low, high]: [v128; 2], block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [v128; 4] {
     let masks = Masks::load();
-    let p: *const v128 = block.as_ptr().cast();
-    // SAFETY: four 16-byte loads from 64 bytes (no alignment needed).
-    let [m0, m1, m2, m3] = unsafe { [v128_load(p), v128_load(p.add(1)), v128_load(p.add(2)), v128_load(p.add(3))] };
-    let mut msg = [
-        i32x4_shuffle::<0, 2, 4, 6>(m0, m1),
-        i32x4_shuffle::<1, 3, 5, 7>(m0, m1),
-        i32x4_shuffle::<6, 0, 2, 4>(m2, m3),
-        i32x4_shuffle::<7, 1, 3, 5>(m2, m3),
-    ];
-    let mut rows = [
-        u32x4(cv[0], cv[1], cv[2], cv[3]),
-        u32x4(cv[4], cv[5], cv[6], cv[7]),
-        u32x4(IV[0], IV[1], IV[2], IV[3]),
-        u32x4(counter as u32, (counter >> 32) as u32, block_len, flags),
-    ];
+    let mut msg = message(block);
+    let mut rows = [low, high, u32x4(IV[0], IV[1], IV[2], IV[3]), u32x4(counter as u32, (counter >> 32) as u32, block_len, flags)];
     round(&mut rows, &msg, &masks);
     for _ in 1..7 {
         msg = permute(msg);
@@ -134,9 +124,36 @@ fn compress(cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, f
     rows
 }
 
+/// A chaining value (or key) as two rows.
+#[inline(always)]
+fn load(cv: &Words) -> [v128; 2] {
+    let p: *const v128 = cv.as_ptr().cast();
+    // SAFETY: two 16-byte loads from the 32 bytes of `cv`.
+    unsafe { [v128_load(p), v128_load(p.add(1))] }
+}
+
+/// Two rows back to a chaining value.
+#[inline(always)]
+fn store([low, high]: [v128; 2]) -> Words {
+    let mut out = [0; 8];
+    let p: *mut v128 = out.as_mut_ptr().cast();
+    // SAFETY: two 16-byte stores into 32 bytes.
+    unsafe {
+        v128_store(p, low);
+        v128_store(p.add(1), high);
+    }
+    out
+}
+
+/// The feed-forward of a chaining value: the state's two halves xored.
+#[inline(always)]
+fn chaining_value([a, b, c, d]: [v128; 4]) -> [v128; 2] {
+    [v128_xor(a, c), v128_xor(b, d)]
+}
+
 #[inline(always)]
 pub fn compress_in_place(cv: &mut Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) {
-    let [a, b, c, d] = compress(cv, block, block_len, counter, flags);
+    let [a, b, c, d] = compress(load(cv), block, block_len, counter, flags);
     let out: *mut v128 = cv.as_mut_ptr().cast();
     // SAFETY: 32 bytes written into the eight words of `cv` (v128 stores
     // need no alignment).
@@ -148,9 +165,8 @@ pub fn compress_in_place(cv: &mut Words, block: &[u8; BLOCK_LEN], block_len: u32
 
 #[inline(always)]
 pub fn compress_xof(cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [u8; BLOCK_LEN] {
-    let [a, b, c, d] = compress(cv, block, block_len, counter, flags);
-    let low = u32x4(cv[0], cv[1], cv[2], cv[3]);
-    let high = u32x4(cv[4], cv[5], cv[6], cv[7]);
+    let [low, high] = load(cv);
+    let [a, b, c, d] = compress([low, high], block, block_len, counter, flags);
     let mut out = [0; BLOCK_LEN];
     let q: *mut v128 = out.as_mut_ptr().cast();
     // SAFETY: four 16-byte stores into 64 bytes.
@@ -223,42 +239,57 @@ fn message(block: &[u8; BLOCK_LEN]) -> [v128; 4] {
     ]
 }
 
-/// The chaining values of two whole chunks, numbered `counter` and
-/// `counter + 1`, hashed side by side.
-#[inline(never)]
-pub fn hash_chunk_pair(chunks: [&[u8; CHUNK_LEN]; 2], key: &Words, counter: u64, flags: u32) -> [Words; 2] {
+/// Two compressions side by side (see `hash_chunk_pair`).
+#[inline(always)]
+fn compress_pair(
+    cvs: [[v128; 2]; 2],
+    blocks: [&[u8; BLOCK_LEN]; 2],
+    block_lens: [u32; 2],
+    counters: [u64; 2],
+    flags: [u32; 2],
+) -> [[v128; 4]; 2] {
     let masks = Masks::load();
-    let key_rows = [u32x4(key[0], key[1], key[2], key[3]), u32x4(key[4], key[5], key[6], key[7])];
-    let mut cvs = [key_rows; 2];
-    let counters = [counter, counter.wrapping_add(1)].map(|c| (c as u32, (c >> 32) as u32));
-    for block in 0..CHUNK_LEN / BLOCK_LEN {
-        let mut block_flags = flags;
-        if block == 0 {
-            block_flags |= CHUNK_START;
-        }
-        if block == CHUNK_LEN / BLOCK_LEN - 1 {
-            block_flags |= CHUNK_END;
-        }
-        let mut msg = chunks.map(|chunk| message(&chunk.as_chunks::<BLOCK_LEN>().0[block]));
-        let mut rows = [0, 1].map(|k| {
-            let (low, high) = counters[k];
-            [cvs[k][0], cvs[k][1], u32x4(IV[0], IV[1], IV[2], IV[3]), u32x4(low, high, BLOCK_LEN as u32, block_flags)]
-        });
+    let mut msg = blocks.map(message);
+    let mut rows = [0, 1].map(|k| {
+        let counter = counters[k];
+        [cvs[k][0], cvs[k][1], u32x4(IV[0], IV[1], IV[2], IV[3]), u32x4(counter as u32, (counter >> 32) as u32, block_lens[k], flags[k])]
+    });
+    round_pair(&mut rows, &msg, &masks);
+    for _ in 1..7 {
+        msg = msg.map(permute);
         round_pair(&mut rows, &msg, &masks);
-        for _ in 1..7 {
-            msg = msg.map(permute);
-            round_pair(&mut rows, &msg, &masks);
-        }
-        cvs = rows.map(|[a, b, c, d]| [v128_xor(a, c), v128_xor(b, d)]);
     }
-    cvs.map(|[low, high]| {
-        let mut out = [0; 8];
-        let p: *mut v128 = out.as_mut_ptr().cast();
-        // SAFETY: two 16-byte stores into 32 bytes.
-        unsafe {
-            v128_store(p, low);
-            v128_store(p.add(1), high);
-        }
-        out
-    })
+    rows
+}
+
+/// The chaining values of a whole chunk, numbered `counter`, and of the
+/// chunk after it, `second` (1 to 1024 bytes: whole, or the input's last
+/// one), hashed side by side; neither is a root.
+#[inline(never)]
+pub fn hash_chunk_pair(first: &[u8; CHUNK_LEN], second: &[u8], key: &Words, counter: u64, flags: u32) -> [Words; 2] {
+    let mut cvs = [load(key); 2];
+    let (whole, rest) = second.as_chunks::<BLOCK_LEN>();
+    let mut tail = [0; BLOCK_LEN];
+    for (byte, from) in tail.iter_mut().zip(rest) {
+        *byte = *from;
+    }
+    let tail = (!rest.is_empty()).then_some((&tail, rest.len() as u32));
+    let second_blocks = whole.iter().map(|block| (block, BLOCK_LEN as u32)).chain(tail);
+    let second_count = whole.len() + tail.is_some() as usize;
+    let chunk_flags = |i: usize, count: usize| {
+        let start = if i == 0 { CHUNK_START } else { 0 };
+        let end = if i + 1 == count { CHUNK_END } else { 0 };
+        flags | start | end
+    };
+    let blocks = first.as_chunks::<BLOCK_LEN>().0;
+    let counters = [counter, counter.wrapping_add(1)];
+    // Side by side while the second chunk lasts, then the first alone.
+    for (i, (block, (other, other_len))) in blocks.iter().zip(second_blocks).enumerate() {
+        let flags = [chunk_flags(i, blocks.len()), chunk_flags(i, second_count)];
+        cvs = compress_pair(cvs, [block, other], [BLOCK_LEN as u32, other_len], counters, flags).map(chaining_value);
+    }
+    for (i, block) in blocks.iter().enumerate().skip(second_count) {
+        cvs[0] = chaining_value(compress(cvs[0], block, BLOCK_LEN as u32, counter, chunk_flags(i, blocks.len())));
+    }
+    cvs.map(store)
 }

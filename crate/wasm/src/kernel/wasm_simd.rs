@@ -349,7 +349,7 @@ pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, fl
     }
     let (Some(rest), Some(rest_out)) = (chunks.get(done..), out.get_mut(done..)) else { return };
     if let ([a, b], [ca, cb, ..]) = (rest, &mut *rest_out) {
-        [*ca, *cb] = super::rows::hash_chunk_pair([a, b], key, counter, flags);
+        [*ca, *cb] = super::rows::hash_chunk_pair(a, b, key, counter, flags);
         return;
     }
     // Three chunks left: one hash4 with a repeated lane beats three single
