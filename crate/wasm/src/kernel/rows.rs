@@ -29,6 +29,11 @@
 //! - the message loaded once as four v128 and carried from round to round
 //!   by `permute` (7 shuffles a round, all in registers): 1.33-1.35x; in
 //!   Node 0.90x became 1.04x.
+//! - Tried, no change: each round's first add as `(a + m) + b`, off b's
+//!   dependency chain (LLVM reassociates it anyway); the seven rounds
+//!   unrolled by hand instead of LLVM's loop (0.98-1.00x); a chunk's
+//!   chaining value kept in two rows from block to block instead of
+//!   stored and reloaded (1.00x at 1-2 KiB).
 //!
 //! Two leftover chunks (after the groups of four that wasm_simd.rs hashes,
 //! and a whole 2 KiB input), or one and the input's partial last chunk, run
@@ -36,15 +41,9 @@
 //! in the other's latency. Against both through `compress`, same harnesses,
 //! Chromium / Node: 2 KiB 1.44x / 1.38x, 2 KiB - 1 1.47x / 1.42x, 1.5 KiB
 //! 1.24x / 1.23x, 5.5 KiB 1.12x / 1.10x, 6 KiB 1.19x / 1.20x, other sizes
-//! 1.00x; 3.9 KB more wasm (1.4 KB gzip). (A loop for two whole chunks only
+//! 1.00x; 4.1 KB more wasm (1.5 KB gzip). (A loop for two whole chunks only
 //! was 1.09x faster at 2 KiB in Node, 1.00x in Chromium: not kept, one
 //! copy serves both.)
-//!
-//! - Tried, no change: each round's first add as `(a + m) + b`, off b's
-//!   dependency chain (LLVM reassociates it anyway); the seven rounds
-//!   unrolled by hand instead of LLVM's loop (0.98-1.00x); a chunk's
-//!   chaining value kept in two rows from block to block instead of
-//!   stored and reloaded (1.00x at 1-2 KiB).
 
 use super::wasm_simd::{rot16, rot8, Masks};
 use super::{Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV};
