@@ -80,16 +80,33 @@ fn g(rows: &mut [v128; 4], x: v128, y: v128, masks: &Masks) {
 #[inline(always)]
 fn round(rows: &mut [v128; 4], msg: &[v128; 4], masks: &Masks) {
     g(rows, msg[0], msg[1], masks);
-    // Row b stays; a, c and d turn so that lane i holds the diagonal G of
-    // words (3+i, 4+i, 9+i, 14+i) mod their row: lane 0 is the fourth
-    // diagonal G, lanes 1-3 the first three.
+    diagonalize(rows);
+    g(rows, msg[2], msg[3], masks);
+    undiagonalize(rows);
+}
+
+/// Row b stays; a, c and d turn so that lane i holds the diagonal G of
+/// words (3+i, 4+i, 9+i, 14+i) mod their row: lane 0 is the fourth
+/// diagonal G, lanes 1-3 the first three.
+#[inline(always)]
+fn diagonalize(rows: &mut [v128; 4]) {
     rows[0] = i32x4_shuffle::<3, 0, 1, 2>(rows[0], rows[0]);
     rows[2] = i32x4_shuffle::<1, 2, 3, 0>(rows[2], rows[2]);
     rows[3] = i32x4_shuffle::<2, 3, 0, 1>(rows[3], rows[3]);
-    g(rows, msg[2], msg[3], masks);
+}
+
+#[inline(always)]
+fn undiagonalize(rows: &mut [v128; 4]) {
     rows[0] = i32x4_shuffle::<1, 2, 3, 0>(rows[0], rows[0]);
     rows[2] = i32x4_shuffle::<3, 0, 1, 2>(rows[2], rows[2]);
     rows[3] = i32x4_shuffle::<2, 3, 0, 1>(rows[3], rows[3]);
+}
+
+/// The state before round 0: the chaining value, the IV, the counter and
+/// the block's length and flags.
+#[inline(always)]
+fn start([low, high]: [v128; 2], block_len: u32, counter: u64, flags: u32) -> [v128; 4] {
+    [low, high, u32x4(IV[0], IV[1], IV[2], IV[3]), u32x4(counter as u32, (counter >> 32) as u32, block_len, flags)]
 }
 
 /// The next round's message vectors: the spec's permutation moves each
@@ -111,10 +128,10 @@ fn permute([x, y, dx, dy]: [v128; 4]) -> [v128; 4] {
 /// The state after the seven rounds, as rows, before the feed-forward. One
 /// out-of-line copy serves both entry points.
 #[inline(never)]
-fn compress([low, high]: [v128; 2], block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [v128; 4] {
+fn compress(cv: [v128; 2], block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [v128; 4] {
     let masks = Masks::load();
     let mut msg = message(block);
-    let mut rows = [low, high, u32x4(IV[0], IV[1], IV[2], IV[3]), u32x4(counter as u32, (counter >> 32) as u32, block_len, flags)];
+    let mut rows = start(cv, block_len, counter, flags);
     round(&mut rows, &msg, &masks);
     for _ in 1..7 {
         msg = permute(msg);
@@ -152,14 +169,7 @@ fn chaining_value([a, b, c, d]: [v128; 4]) -> [v128; 2] {
 
 #[inline(always)]
 pub fn compress_in_place(cv: &mut Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) {
-    let [a, b, c, d] = compress(load(cv), block, block_len, counter, flags);
-    let out: *mut v128 = cv.as_mut_ptr().cast();
-    // SAFETY: 32 bytes written into the eight words of `cv` (v128 stores
-    // need no alignment).
-    unsafe {
-        v128_store(out, v128_xor(a, c));
-        v128_store(out.add(1), v128_xor(b, d));
-    }
+    *cv = store(chaining_value(compress(load(cv), block, block_len, counter, flags)));
 }
 
 #[inline(always)]
@@ -211,17 +221,9 @@ fn g_pair(rows: &mut [[v128; 4]; 2], x: [v128; 2], y: [v128; 2], masks: &Masks) 
 #[inline(always)]
 fn round_pair(rows: &mut [[v128; 4]; 2], msg: &[[v128; 4]; 2], masks: &Masks) {
     g_pair(rows, [msg[0][0], msg[1][0]], [msg[0][1], msg[1][1]], masks);
-    for row in rows.iter_mut() {
-        row[0] = i32x4_shuffle::<3, 0, 1, 2>(row[0], row[0]);
-        row[2] = i32x4_shuffle::<1, 2, 3, 0>(row[2], row[2]);
-        row[3] = i32x4_shuffle::<2, 3, 0, 1>(row[3], row[3]);
-    }
+    rows.iter_mut().for_each(diagonalize);
     g_pair(rows, [msg[0][2], msg[1][2]], [msg[0][3], msg[1][3]], masks);
-    for row in rows.iter_mut() {
-        row[0] = i32x4_shuffle::<1, 2, 3, 0>(row[0], row[0]);
-        row[2] = i32x4_shuffle::<3, 0, 1, 2>(row[2], row[2]);
-        row[3] = i32x4_shuffle::<2, 3, 0, 1>(row[3], row[3]);
-    }
+    rows.iter_mut().for_each(undiagonalize);
 }
 
 /// A block's message vectors for round 0.
@@ -249,10 +251,7 @@ fn compress_pair(
 ) -> [[v128; 4]; 2] {
     let masks = Masks::load();
     let mut msg = blocks.map(message);
-    let mut rows = [0, 1].map(|k| {
-        let counter = counters[k];
-        [cvs[k][0], cvs[k][1], u32x4(IV[0], IV[1], IV[2], IV[3]), u32x4(counter as u32, (counter >> 32) as u32, block_lens[k], flags[k])]
-    });
+    let mut rows = [0, 1].map(|k| start(cvs[k], block_lens[k], counters[k], flags[k]));
     round_pair(&mut rows, &msg, &masks);
     for _ in 1..7 {
         msg = msg.map(permute);
