@@ -21,7 +21,7 @@ const YIELD_MS = 10;
 const macrotask = (): Promise<void> =>
   new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
-interface Pull {
+export interface Pull {
   next(): Promise<IteratorResult<Uint8Array | string>>;
   /** Releases the source; may never settle if a pull is pending. */
   release(reason?: unknown): Promise<unknown> | undefined;
@@ -29,7 +29,7 @@ interface Pull {
 
 /** A web ReadableStream is read with its own reader, whose cancel() ends a
  * pending read at once; its async iterator's return() would wait for it. */
-function pullFrom(source: unknown): Pull | undefined {
+export function pullFrom(source: unknown): Pull | undefined {
   if (source === null || typeof source !== 'object') return undefined;
   const stream = source as Partial<ReadableStream<Uint8Array>>;
   if (typeof stream.getReader === 'function' && typeof stream.cancel === 'function') {

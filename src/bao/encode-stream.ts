@@ -8,7 +8,8 @@ import { treeOps } from '../tree-ops.js';
 import { MODE_HASH } from '../modes.js';
 import { type BaoEncodeOptions, type BaoEncoding, baoEncodedLength, writePreOrder } from './encode.js';
 import { levelsAbove } from './levels.js';
-import { type ByteSource, iteratorOf } from './stream.js';
+import { readSource } from '../stream-source.js';
+import type { ByteSource } from './stream.js';
 import { blockLength, CHUNK_LEN, concat, HEADER_LEN, leafRootHash } from './tree.js';
 
 export interface BaoEncodeStreamOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}
@@ -22,9 +23,7 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
   const outboard = options?.outboard === true;
   const signal = options?.signal;
   signal?.throwIfAborted();
-  const iterator = iteratorOf(
-    typeof Blob !== 'undefined' && source instanceof Blob ? (source.stream() as ReadableStream<Uint8Array>) : (source as ByteSource),
-  );
+  const stream = typeof Blob !== 'undefined' && source instanceof Blob ? (source.stream() as ReadableStream<Uint8Array>) : source;
   const tree = treeOps();
   const pending = new Uint8Array(BATCH);
   let pendingLength = 0;
@@ -43,10 +42,11 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
     values.set(cvs, valuesLength);
     valuesLength += cvs.length;
   };
-  try {
+  // readSource: an abort ends even a read the source never answers, and
+  // the source is released however reading ends.
+  await readSource(stream, signal, async (iterator) => {
     for (;;) {
       const { value, done } = await iterator.next();
-      signal?.throwIfAborted();
       if (done) break;
       const piece = toBytes(value, 'a piece of the source');
       if (!outboard) content.push(piece.slice());
@@ -65,10 +65,7 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
       }
       options?.onProgress?.(total);
     }
-  } catch (error) {
-    await iterator.return?.(error).catch(() => {});
-    throw error;
-  }
+  });
   const encoding = new Uint8Array(baoEncodedLength(total, { outboard }));
   new DataView(encoding.buffer).setBigUint64(0, BigInt(total), true);
   const whole = outboard ? undefined : concat(content);

@@ -5,6 +5,7 @@
 // size.
 
 import { toBytes } from '../input.js';
+import { type Pull, pullFrom } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
 import { equal } from './equal.js';
 import { blockLength, HEADER_LEN, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
@@ -24,12 +25,20 @@ export interface BaoStreamOptions {
 
 /** Reads exact byte counts from a source that arrives in pieces. */
 class PieceReader {
-  readonly #iterator: AsyncIterator<Uint8Array>;
+  readonly #pull: Pull;
   #piece: Uint8Array = new Uint8Array(0);
   #at = 0;
+  #reading = false;
 
   constructor(source: ByteSource) {
-    this.#iterator = iteratorOf(source);
+    const pull = pullFrom(source);
+    if (pull === undefined) throw new TypeError('blake3-kit: source must be a ReadableStream, Readable or async iterable of bytes');
+    this.#pull = pull;
+  }
+
+  /** Whether a read of the source is pending (it may never end). */
+  get reading(): boolean {
+    return this.#reading;
   }
 
   /** The next `count` bytes (a view when they lie in one piece, else
@@ -61,32 +70,22 @@ class PieceReader {
   }
 
   async #next(): Promise<boolean> {
-    const { value, done } = await this.#iterator.next();
+    this.#reading = true;
+    const { value, done } = await Promise.resolve()
+      .then(() => this.#pull.next())
+      .finally(() => (this.#reading = false));
     if (done) return false;
     this.#piece = toBytes(value, 'a piece of the source');
     this.#at = 0;
     return true;
   }
 
+  /** Releases the source; waits for that only when no read is pending
+   * (a source that never answers a read may never let go). */
   async cancel(reason: unknown): Promise<void> {
-    await this.#iterator.return?.(reason);
+    const released = Promise.resolve(this.#pull.release(reason)).catch(() => {});
+    if (!this.#reading) await released;
   }
-}
-
-/** The pieces of `source`; returning from it cancels a stream. */
-export function iteratorOf(source: ByteSource): AsyncIterator<Uint8Array> {
-  return Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : readerIterator(source);
-}
-
-function readerIterator(stream: ReadableStream<Uint8Array>): AsyncIterator<Uint8Array> {
-  const reader = stream.getReader();
-  return {
-    next: () => reader.read() as Promise<IteratorResult<Uint8Array>>,
-    async return(reason?: unknown) {
-      await reader.cancel(reason);
-      return { done: true, value: undefined };
-    },
-  };
 }
 
 /**
@@ -113,8 +112,13 @@ export function baoDecodeStream(source: ByteSource, hash: ArrayBufferView | Arra
       }
     },
     async cancel(reason) {
-      await leaves.return(undefined);
+      // The source first: it ends a pending read where it can. A generator
+      // waiting on a read takes its return() only once that read settles,
+      // so that is awaited only when no read is pending.
+      const reading = input.reading;
       await input.cancel(reason);
+      const returned = leaves.return(undefined).catch(() => {});
+      if (!reading) await returned;
     },
   });
 }

@@ -37,6 +37,24 @@ describe(`baoEncodeStream (seed ${seed})`, () => {
     expect((await baoEncodeStream(generate(), { outboard: true })).encoding).toEqual(whole.encoding);
   });
 
+  it('rejects at once on an abort while the source never answers a read, and releases it', async () => {
+    let cancelled: unknown;
+    const stalled = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(new Uint8Array(10_000)),
+      pull: () => new Promise(() => {}),
+      cancel: (reason) => void (cancelled = reason),
+    });
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(new Error('gave up waiting')), 50);
+    await expect(baoEncodeStream(stalled, { signal: stop.signal })).rejects.toThrow('gave up waiting');
+    expect((cancelled as Error).message).toBe('gave up waiting');
+    async function* silent() {
+      yield new Uint8Array(10);
+      await new Promise(() => {});
+    }
+    await expect(baoEncodeStream(silent(), { outboard: true, signal: AbortSignal.timeout(50) })).rejects.toThrow(/time|abort/i);
+  });
+
   it('rejects with the reason when aborted, and cancels its source', async () => {
     const controller = new AbortController();
     let cancelled: unknown;

@@ -125,4 +125,29 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
     await reader.cancel('enough');
     expect(cancelled).toBe('enough');
   });
+
+  it('cancels at once while a read of a stalled source is pending, and releases it', async () => {
+    const { encoding, hash } = baoEncode(rng.bytes(300_000));
+    let cancelled: unknown;
+    const stalled = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(encoding.slice(0, 100_000)),
+      pull: () => new Promise(() => {}),
+      cancel: (reason) => void (cancelled = reason),
+    });
+    const reader = baoDecodeStream(stalled, hash).getReader();
+    const pending = reader.read(); // waits on the source's next piece
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await reader.cancel('enough');
+    expect(cancelled).toBe('enough');
+    expect((await pending).done).toBe(true);
+    async function* silent() {
+      yield encoding.subarray(0, 100_000);
+      await new Promise(() => {});
+    }
+    const fromGenerator = baoDecodeStream(silent(), hash).getReader();
+    const waiting = fromGenerator.read();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await fromGenerator.cancel('enough');
+    expect((await waiting).done).toBe(true);
+  });
 });
