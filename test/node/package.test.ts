@@ -39,7 +39,12 @@ describe('package', () => {
     const browserEntry = readFileSync(`${root}/dist/browser.js`, 'utf8');
     expect(browserEntry).toMatch(/new URL\(["']\.\.\/wasm\/blake3-kit-simd\.wasm["'], ?import\.meta\.url\)/);
     expect(browserEntry).toMatch(/new URL\(["']\.\.\/wasm\/blake3-kit-scalar\.wasm["'], ?import\.meta\.url\)/);
-    expect(browserEntry).not.toMatch(/node:|eval\(|new Function/);
+    // Neither the entry nor the shared chunks it imports (dist/shared-*.js).
+    const reached = [...browserEntry.matchAll(/from"\.\/(shared-[\w-]+\.js)"/g)].map(([, chunk]) => chunk);
+    expect(reached.length).toBeGreaterThan(0);
+    for (const code of [browserEntry, ...reached.map((chunk) => readFileSync(`${root}/dist/${chunk}`, 'utf8'))]) {
+      expect(code).not.toMatch(/node:|eval\(|new Function/);
+    }
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8' }));
     const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
     expect(files).toEqual(
