@@ -34,6 +34,15 @@ export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => v
     // hashed with `buffer.transfer(0)`: a 256 MiB File's peak resident
     // growth in Chromium 156 went from 203-211 MiB to 1,811 MiB (bench/
     // parallel/browser.mjs --blob-only, two runs each; cause not found).
+    // Also tried: hashing the slice as it streams in, through a BYOB reader
+    // into one reused 256 KiB buffer. Per 256 MiB File (urandom, cached):
+    // ~255 ms instead of ~340, renderer peak growth 17-19 MiB instead of
+    // 35-180 (the dead 8 MiB buffers wait for a GC). But in 9 of ~150
+    // hashes, always around the 11th in a row, a read never answered, first
+    // or mid-slice, in two streams at once (also with one stream per worker,
+    // with double buffering and stopping at the slice's size); the pool's
+    // job timeout rescued each after 30 s. A default reader: no stall in 36,
+    // but ~370 ms. Not kept.
     else bytes.arrayBuffer().then((buffer) => answer(new Uint8Array(buffer)), failed);
   };
 }
