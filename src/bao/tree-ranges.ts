@@ -24,11 +24,14 @@ export interface BaoTreeRangeOptions {
 }
 
 export interface BaoTreeEncodeRangesOptions extends BaoTreeRangeOptions {
-  /** The content's pre-order bao-tree outboard at the same chunkLog (from
+  /** The content's bao-tree outboard at the same chunkLog (from
    * baoTreeOutboard): the parents are read from it, and only the groups the
    * ranges reach are hashed (each checked against it), instead of the whole
    * content. */
   outboard?: ArrayBufferView | ArrayBufferLike;
+  /** The outboard's order: 'pre' (the default) or 'post', as iroh stores
+   * outboards (written as the data arrives). */
+  order?: 'pre' | 'post';
 }
 
 /** A range set as sorted boundaries: ranges [b0, b1), [b2, b3), ...; an odd
@@ -156,8 +159,9 @@ export function baoTreeEncodeRanges(
   const asked = boundariesOf(ranges);
   const query = truncate(asked, content.length);
   const parts: Uint8Array[] = [];
+  const post = outboard !== undefined && orderOf(options) === 'post';
   const hash =
-    outboard === undefined ? encodeGroups(0, content, true, query, minLevel, parts) : encodeAbove(content, outboard, query, minLevel, parts);
+    outboard === undefined ? encodeGroups(0, content, true, query, minLevel, parts) : encodeAbove(content, outboard, post, query, minLevel, parts);
   // Nothing asked, nothing sent (bao-tree checks before truncating).
   return { encoding: asked.length === 0 ? new Uint8Array(0) : concat(parts), hash };
 }
@@ -184,21 +188,31 @@ function encodeGroups(start: number, data: Uint8Array, isRoot: boolean, query: B
   return parentChainingValue(parent, isRoot);
 }
 
-/** Encodes with the parents above the groups read from a pre-order
- * outboard: subtrees the ranges miss are skipped unread, and each group
- * the ranges reach is hashed and checked against its parent. */
-function encodeAbove(content: Uint8Array, outboard: Uint8Array, query: Boundaries, minLevel: number, parts: Uint8Array[]): Uint8Array {
+function orderOf(options: BaoTreeEncodeRangesOptions | undefined): 'pre' | 'post' {
+  const order = options?.order ?? 'pre';
+  if (order !== 'pre' && order !== 'post') throw new TypeError(`blake3-kit: options.order must be 'pre' or 'post'; got ${String(order)}`);
+  return order;
+}
+
+/** Encodes with the parents above the groups read from an outboard:
+ * subtrees the ranges miss are skipped unread, and each group the ranges
+ * reach is hashed and checked against its parent. A subtree's parents are
+ * contiguous in either order: its own node first ('pre') or last ('post'),
+ * its left subtree's parents before its right's. */
+function encodeAbove(content: Uint8Array, outboard: Uint8Array, post: boolean, query: Boundaries, minLevel: number, parts: Uint8Array[]): Uint8Array {
   const block = blockLength(minLevel);
-  if (outboard.length !== parentsLength(content.length, block)) {
+  const total = parentsLength(content.length, block);
+  if (outboard.length !== total) {
     throw new RangeError(
-      `blake3-kit: options.outboard must be the ${parentsLength(content.length, block)}-byte pre-order outboard of the content at chunkLog ${minLevel}; got ${outboard.length} bytes`,
+      `blake3-kit: options.outboard must be the ${total}-byte ${post ? 'post' : 'pre'}-order outboard of the content at chunkLog ${minLevel}; got ${outboard.length} bytes`,
     );
   }
   // A blob of one group has no parents: its hash is its content's.
   if (content.length <= block) return encodeGroups(0, content, true, query, minLevel, parts);
-  const top = parentChainingValue(outboard.subarray(0, PARENT_LEN), true);
-  let cursor = 0;
-  const visit = (start: number, length: number, isRoot: boolean, query: Boundaries, expected: Uint8Array): void => {
+  const rootAt = post ? total - PARENT_LEN : 0;
+  const top = parentChainingValue(outboard.subarray(rootAt, rootAt + PARENT_LEN), true);
+  /** `first`: where the subtree's parents start in the outboard. */
+  const visit = (start: number, length: number, first: number, isRoot: boolean, query: Boundaries, expected: Uint8Array): void => {
     const offset = start * CHUNK_LEN;
     if (length <= block) {
       if (query.length === 0) return;
@@ -206,20 +220,20 @@ function encodeAbove(content: Uint8Array, outboard: Uint8Array, query: Boundarie
       if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`);
       return;
     }
-    if (query.length === 0) {
-      cursor += parentsLength(length, block);
-      return;
-    }
-    const node = outboard.subarray(cursor, (cursor += PARENT_LEN));
+    if (query.length === 0) return;
+    const at = post ? first + parentsLength(length, block) - PARENT_LEN : first;
+    const node = outboard.subarray(at, at + PARENT_LEN);
     if (!isRoot && !equal(parentChainingValue(node, false), expected))
       throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match its parent`);
     parts.push(node);
     const { mid } = shape(length);
+    const leftLength = mid * CHUNK_LEN;
+    const leftFirst = post ? first : first + PARENT_LEN;
     const [left, right] = splitInner(query, start, start + mid);
-    visit(start, mid * CHUNK_LEN, false, left, node.subarray(0, 32));
-    visit(start + mid, length - mid * CHUNK_LEN, false, right, node.subarray(32, 64));
+    visit(start, leftLength, leftFirst, false, left, node.subarray(0, 32));
+    visit(start + mid, length - leftLength, leftFirst + parentsLength(leftLength, block), false, right, node.subarray(32, 64));
   };
-  visit(0, content.length, true, query, top);
+  visit(0, content.length, 0, true, query, top);
   return top;
 }
 

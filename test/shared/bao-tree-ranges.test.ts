@@ -52,16 +52,46 @@ describe(`bao-tree ranges (seed ${seed})`, () => {
     }
   });
 
-  it('encodes the same bytes from a stored outboard, hashing only the groups it sends', () => {
+  it('encodes the same bytes from a stored outboard, pre- or post-order, hashing only the groups it sends', () => {
     for (let round = 0; round < 30; round++) {
       const { size, content, ranges, chunkLog } = randomCase();
-      const { outboard } = baoTreeOutboard(content, { chunkLog });
       const plain = baoTreeEncodeRanges(content, ranges, { chunkLog });
-      const stored = baoTreeEncodeRanges(content, ranges, { chunkLog, outboard });
-      const label = `size ${size}, chunkLog ${chunkLog}, ranges ${JSON.stringify(ranges)}`;
-      expect(b3.toHex(stored.encoding), label).toBe(b3.toHex(plain.encoding));
-      expect(b3.toHex(stored.hash), label).toBe(b3.toHex(plain.hash));
+      for (const order of ['pre', 'post'] as const) {
+        const { outboard } = baoTreeOutboard(content, { chunkLog, order });
+        const stored = baoTreeEncodeRanges(content, ranges, { chunkLog, outboard, order });
+        const label = `size ${size}, chunkLog ${chunkLog}, ${order}-order, ranges ${JSON.stringify(ranges)}`;
+        expect(b3.toHex(stored.encoding), label).toBe(b3.toHex(plain.encoding));
+        expect(b3.toHex(stored.hash), label).toBe(b3.toHex(plain.hash));
+      }
     }
+  });
+
+  it('reads a post-order outboard by its own layout: the nodes on the path, checked', () => {
+    const content = rng.bytes(40 * 16 * 1024); // 40 groups at chunkLog 4: 39 parents
+    const { outboard: post } = baoTreeOutboard(content, { order: 'post' });
+    const { outboard: pre } = baoTreeOutboard(content);
+    const ranges: Ranges = [[16 * 37, 16 * 38]]; // group 37, in the root's right subtree
+    const sent = baoTreeEncodeRanges(content, ranges, { outboard: post, order: 'post' }).encoding;
+    expect(b3.toHex(sent)).toBe(b3.toHex(baoTreeEncodeRanges(content, ranges, { outboard: pre }).encoding));
+    // The root is the last node; the right subtree's (groups 32-39, 7 nodes)
+    // is just before it; the left subtree's 31 come first and are not read.
+    const root = post.length - 64;
+    for (const [at, caught] of [
+      [root + 40, true],
+      [root - 64 + 5, true],
+      [3, false],
+    ] as const) {
+      const changed = post.slice();
+      changed[at]! ^= 1;
+      const result = thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: changed, order: 'post' }));
+      if (caught) expect(result, `byte ${at}`).toBeInstanceOf(BaoVerifyError);
+      else expect(result, `byte ${at}`).toBeUndefined();
+    }
+    // The pre-order outboard read as post-order is caught.
+    expect(thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: pre, order: 'post' }))).toBeInstanceOf(BaoVerifyError);
+    const wrongOrder = thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: post, order: 'in' as never }));
+    expect(wrongOrder).toBeInstanceOf(TypeError);
+    expect(String(wrongOrder)).toMatch(/options\.order/);
   });
 
   it('checks what it sends against the outboard, and reads nothing the ranges miss', () => {
