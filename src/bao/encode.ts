@@ -4,9 +4,8 @@
 // leaf's bytes in place. The outboard encoding leaves the content out.
 
 import { checkOptions, toBytes, type Input } from '../input.js';
-import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
-import { blockLength, CHUNK_LEN, HEADER_LEN, parentsLength } from './tree.js';
+import { blockLength, CHUNK_LEN, HEADER_LEN, parentsLength, PLAIN, type TreeHashing } from './tree.js';
 
 export interface BaoEncodeOptions {
   /** Leave the content out: header and parents only. */
@@ -44,8 +43,15 @@ export function baoEncode(input: Input, options?: BaoEncodeOptions): BaoEncoding
  * the root hash. One pass of the backend's (wasm/pre-order.ts, the addon's
  * outboard.rs).
  */
-export function encodeTree(content: Uint8Array, block: number, out: Uint8Array, start: number, outboard: boolean): Uint8Array {
-  return treeOps().preOrder(MODE_HASH, undefined, content, 0, Math.log2(block / CHUNK_LEN), !outboard, true, out.subarray(start));
+export function encodeTree(
+  content: Uint8Array,
+  block: number,
+  out: Uint8Array,
+  start: number,
+  outboard: boolean,
+  hashing: TreeHashing = PLAIN,
+): Uint8Array {
+  return treeOps().preOrder(hashing.mode, hashing.key, content, 0, Math.log2(block / CHUNK_LEN), !outboard, true, out.subarray(start));
 }
 
 /**

@@ -6,8 +6,7 @@
 // hashing node by node.
 
 import { treeOps } from '../tree-ops.js';
-import { MODE_HASH } from '../modes.js';
-import { CHUNK_LEN, leafRootHash, leftLength } from './tree.js';
+import { CHUNK_LEN, leafRootHash, leftLength, PLAIN, type TreeHashing } from './tree.js';
 
 export interface TreeLevels {
   /** levels[k]: the chaining values (32 bytes each) of the subtrees of
@@ -21,21 +20,21 @@ const TWO_32 = 2 ** 32;
 
 /** The tree over `content`: the whole input (`firstChunk` 0, `isRoot`), or
  * a subtree starting at chunk `firstChunk` (non-empty). */
-export function treeLevels(content: Uint8Array, firstChunk = 0, isRoot = true): TreeLevels {
-  if (isRoot && content.length <= CHUNK_LEN) return { levels: [], top: leafRootHash(content) };
-  const chunks = treeOps().chunkChainingValues(MODE_HASH, undefined, firstChunk % TWO_32, Math.floor(firstChunk / TWO_32), content);
-  return levelsAbove(chunks, isRoot);
+export function treeLevels(content: Uint8Array, firstChunk = 0, isRoot = true, hashing: TreeHashing = PLAIN): TreeLevels {
+  if (isRoot && content.length <= CHUNK_LEN) return { levels: [], top: leafRootHash(content, hashing) };
+  const chunks = treeOps().chunkChainingValues(hashing.mode, hashing.key, firstChunk % TWO_32, Math.floor(firstChunk / TWO_32), content);
+  return levelsAbove(chunks, isRoot, hashing);
 }
 
 /** The levels above the chunks' chaining values (more than one chunk, or a
  * non-root subtree of one). */
-export function levelsAbove(chunks: Uint8Array, isRoot: boolean): TreeLevels {
+export function levelsAbove(chunks: Uint8Array, isRoot: boolean, hashing: TreeHashing = PLAIN): TreeLevels {
   const tree = treeOps();
   let level = chunks;
   const levels = [level];
   while (level.length > 64) {
     const pairs = Math.floor(level.length / 64);
-    const parents = tree.parentChainingValues(MODE_HASH, undefined, level.subarray(0, pairs * 64));
+    const parents = tree.parentChainingValues(hashing.mode, hashing.key, level.subarray(0, pairs * 64));
     if (level.length % 64 === 0) level = parents;
     else {
       level = new Uint8Array(parents.length + 32);
@@ -45,7 +44,7 @@ export function levelsAbove(chunks: Uint8Array, isRoot: boolean): TreeLevels {
     levels.push(level);
   }
   if (level.length === 32) return { levels, top: level };
-  return { levels, top: tree.mergeSubtrees(MODE_HASH, undefined, level.subarray(0, 32), level.subarray(32, 64), isRoot, 32) };
+  return { levels, top: tree.mergeSubtrees(hashing.mode, hashing.key, level.subarray(0, 32), level.subarray(32, 64), isRoot, 32) };
 }
 
 /** Where the chaining value of the subtree of `size` bytes at byte

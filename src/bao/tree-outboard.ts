@@ -5,19 +5,21 @@
 // At chunkLog 0 in pre-order this is bao's outboard without its header.
 
 import { checkOptions, toBytes, type Input } from '../input.js';
-import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
 import { BaoVerifyError, checkHash, firstDifferentParent } from './decode.js';
 import { encodeTree } from './encode.js';
 import { equal } from './equal.js';
 import { forEachParent, isParent, treeLevels, writeParent } from './levels.js';
-import { blockLength, CHUNK_LEN, PARENT_LEN, parentsLength } from './tree.js';
+import { blockLength, CHUNK_LEN, PARENT_LEN, parentsLength, treeHashingOf, type TreeHashing } from './tree.js';
 
 export interface BaoTreeOptions {
   /** log2 of the chunks per leaf group, 0 to 16; 4 (16 KiB) by default, as iroh. */
   chunkLog?: number;
   /** Where each parent goes: before its subtrees ('pre', the default) or after ('post'). */
   order?: 'pre' | 'post';
+  /** 32 bytes: every node keyed with it, as bao-tree's keyed_* functions
+   * (the root hash is then keyedHash(key, content)). */
+  key?: ArrayBufferView | ArrayBufferLike;
 }
 
 const encoder = new TextEncoder();
@@ -32,19 +34,24 @@ export function chunkLogOf(options: { chunkLog?: number } | undefined): number {
   return chunkLog;
 }
 
-function treeOptions(options: BaoTreeOptions | undefined): { block: number; post: boolean } {
+function treeOptions(options: BaoTreeOptions | undefined): { block: number; post: boolean; hashing: TreeHashing } {
   const chunkLog = chunkLogOf(options);
+  return { block: blockLength(chunkLog), post: orderOf(options) === 'post', hashing: treeHashingOf(options) };
+}
+
+/** `options.order`, checked: 'pre' by default. */
+export function orderOf(options: { order?: unknown } | undefined): 'pre' | 'post' {
   const order = options?.order ?? 'pre';
   if (order !== 'pre' && order !== 'post') throw new TypeError(`blake3-kit: options.order must be 'pre' or 'post'; got ${String(order)}`);
-  return { block: blockLength(chunkLog), post: order === 'post' };
+  return order;
 }
 
 /** The bao-tree outboard of `input` ((groups - 1) x 64 bytes) and its root hash. */
 export function baoTreeOutboard(input: Input, options?: BaoTreeOptions): { outboard: Uint8Array; hash: Uint8Array } {
-  const { block, post } = treeOptions(options);
+  const { block, post, hashing } = treeOptions(options);
   const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
   const outboard = new Uint8Array(parentsLength(content.length, block));
-  const hash = post ? postOrder(content, block, outboard) : encodeTree(content, block, outboard, 0, true);
+  const hash = post ? postOrder(content, block, outboard, hashing) : encodeTree(content, block, outboard, 0, true, hashing);
   return { outboard, hash };
 }
 
@@ -55,7 +62,7 @@ export function baoTreeDecodeOutboard(
   hash: ArrayBufferView | ArrayBufferLike,
   options?: BaoTreeOptions,
 ): Uint8Array {
-  const { block, post } = treeOptions(options);
+  const { block, post, hashing } = treeOptions(options);
   const data = toBytes(content, 'content');
   const tree = toBytes(outboard, 'outboard');
   const root = checkHash(hash);
@@ -63,7 +70,7 @@ export function baoTreeDecodeOutboard(
   if (!post) {
     // The backend builds the whole outboard in one pass; compared as stored.
     const built = new Uint8Array(tree.length);
-    if (!equal(treeOps().preOrder(MODE_HASH, undefined, data, 0, Math.log2(block / CHUNK_LEN), false, true, built), root)) {
+    if (!equal(treeOps().preOrder(hashing.mode, hashing.key, data, 0, Math.log2(block / CHUNK_LEN), false, true, built), root)) {
       throw new BaoVerifyError('the content does not match the hash');
     }
     const bad = firstDifferentParent(tree, 0, built);
@@ -75,7 +82,7 @@ export function baoTreeDecodeOutboard(
     }
     return data.slice();
   }
-  const { levels, top: found } = treeLevels(data);
+  const { levels, top: found } = treeLevels(data, 0, true, hashing);
   if (!equal(found, root)) throw new BaoVerifyError('the content does not match the hash');
   let cursor = 0;
   forEachParent(data.length, block, post, (offset, size, left) => {
@@ -88,8 +95,8 @@ export function baoTreeDecodeOutboard(
 }
 
 /** Writes the post-order parents of `content` into `out`; returns the root hash. */
-function postOrder(content: Uint8Array, block: number, out: Uint8Array): Uint8Array {
-  const { levels, top: root } = treeLevels(content);
+function postOrder(content: Uint8Array, block: number, out: Uint8Array, hashing: TreeHashing): Uint8Array {
+  const { levels, top: root } = treeLevels(content, 0, true, hashing);
   let cursor = 0;
   forEachParent(content.length, block, true, (offset, size, left) => {
     writeParent(levels, offset, size, left, out, cursor);

@@ -12,8 +12,19 @@
 import { toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash } from './decode.js';
 import { equal } from './equal.js';
-import { chunkLogOf } from './tree-outboard.js';
-import { blockLength, CHUNK_LEN, concat, leafChainingValue, leafRootHash, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import { chunkLogOf, orderOf } from './tree-outboard.js';
+import {
+  blockLength,
+  CHUNK_LEN,
+  concat,
+  leafChainingValue,
+  leafRootHash,
+  PARENT_LEN,
+  parentChainingValue,
+  parentsLength,
+  treeHashingOf,
+  type TreeHashing,
+} from './tree.js';
 
 /** Chunk ranges, [start, end) in 1024-byte chunks; end Infinity for "to the end". */
 export type ChunkRangeList = readonly (readonly [number, number])[];
@@ -21,6 +32,9 @@ export type ChunkRangeList = readonly (readonly [number, number])[];
 export interface BaoTreeRangeOptions {
   /** log2 of the chunks per group, 0 to 16; 4 (16 KiB) by default, as iroh. */
   chunkLog?: number;
+  /** 32 bytes: a keyed tree, as bao-tree's keyed_encode_ranges and
+   * keyed_decode_ranges (the root hash is keyedHash(key, content)). */
+  key?: ArrayBufferView | ArrayBufferLike;
 }
 
 export interface BaoTreeEncodeRangesOptions extends BaoTreeRangeOptions {
@@ -136,8 +150,8 @@ function shape(length: number): { mid: number; level: number } {
   return { mid: npt / 2, level };
 }
 
-function subtreeValue(bytes: Uint8Array, startChunk: number, isRoot: boolean): Uint8Array {
-  return isRoot ? leafRootHash(bytes) : leafChainingValue(bytes, startChunk * CHUNK_LEN);
+function subtreeValue(bytes: Uint8Array, startChunk: number, isRoot: boolean, hashing: TreeHashing): Uint8Array {
+  return isRoot ? leafRootHash(bytes, hashing) : leafChainingValue(bytes, startChunk * CHUNK_LEN, hashing);
 }
 
 /**
@@ -159,9 +173,12 @@ export function baoTreeEncodeRanges(
   const asked = boundariesOf(ranges);
   const query = truncate(asked, content.length);
   const parts: Uint8Array[] = [];
-  const post = outboard !== undefined && orderOf(options) === 'post';
+  const post = orderOf(options) === 'post';
+  const hashing = treeHashingOf(options);
   const hash =
-    outboard === undefined ? encodeGroups(0, content, true, query, minLevel, parts) : encodeAbove(content, outboard, post, query, minLevel, parts);
+    outboard === undefined
+      ? encodeGroups(0, content, true, query, minLevel, parts, hashing)
+      : encodeAbove(content, outboard, post, query, minLevel, parts, hashing);
   // Nothing asked, nothing sent (bao-tree checks before truncating).
   return { encoding: asked.length === 0 ? new Uint8Array(0) : concat(parts), hash };
 }
@@ -169,29 +186,31 @@ export function baoTreeEncodeRanges(
 /** Encodes the subtree `data` from chunk `start` by hashing it: its groups,
  * and the parents above them and inside groups the ranges cover in part.
  * Returns its chaining value (the root hash if `isRoot`). */
-function encodeGroups(start: number, data: Uint8Array, isRoot: boolean, query: Boundaries, minLevel: number, parts: Uint8Array[]): Uint8Array {
-  if (query.length === 0) return subtreeValue(data, start, isRoot);
+function encodeGroups(
+  start: number,
+  data: Uint8Array,
+  isRoot: boolean,
+  query: Boundaries,
+  minLevel: number,
+  parts: Uint8Array[],
+  hashing: TreeHashing,
+): Uint8Array {
+  if (query.length === 0) return subtreeValue(data, start, isRoot, hashing);
   if (data.length <= CHUNK_LEN) {
     parts.push(data);
-    return subtreeValue(data, start, isRoot);
+    return subtreeValue(data, start, isRoot, hashing);
   }
   const { mid, level } = shape(data.length);
   if (isAll(query) && level < minLevel) {
     parts.push(data); // a whole group (or part of one), no parents inside
-    return subtreeValue(data, start, isRoot);
+    return subtreeValue(data, start, isRoot, hashing);
   }
   const parent = new Uint8Array(PARENT_LEN);
   parts.push(parent);
   const [left, right] = splitInner(query, start, start + mid);
-  parent.set(encodeGroups(start, data.subarray(0, mid * CHUNK_LEN), false, left, minLevel, parts), 0);
-  parent.set(encodeGroups(start + mid, data.subarray(mid * CHUNK_LEN), false, right, minLevel, parts), 32);
-  return parentChainingValue(parent, isRoot);
-}
-
-function orderOf(options: BaoTreeEncodeRangesOptions | undefined): 'pre' | 'post' {
-  const order = options?.order ?? 'pre';
-  if (order !== 'pre' && order !== 'post') throw new TypeError(`blake3-kit: options.order must be 'pre' or 'post'; got ${String(order)}`);
-  return order;
+  parent.set(encodeGroups(start, data.subarray(0, mid * CHUNK_LEN), false, left, minLevel, parts, hashing), 0);
+  parent.set(encodeGroups(start + mid, data.subarray(mid * CHUNK_LEN), false, right, minLevel, parts, hashing), 32);
+  return parentChainingValue(parent, isRoot, hashing);
 }
 
 /** Encodes with the parents above the groups read from an outboard:
@@ -199,7 +218,15 @@ function orderOf(options: BaoTreeEncodeRangesOptions | undefined): 'pre' | 'post
  * reach is hashed and checked against its parent. A subtree's parents are
  * contiguous in either order: its own node first ('pre') or last ('post'),
  * its left subtree's parents before its right's. */
-function encodeAbove(content: Uint8Array, outboard: Uint8Array, post: boolean, query: Boundaries, minLevel: number, parts: Uint8Array[]): Uint8Array {
+function encodeAbove(
+  content: Uint8Array,
+  outboard: Uint8Array,
+  post: boolean,
+  query: Boundaries,
+  minLevel: number,
+  parts: Uint8Array[],
+  hashing: TreeHashing,
+): Uint8Array {
   const block = blockLength(minLevel);
   const total = parentsLength(content.length, block);
   if (outboard.length !== total) {
@@ -208,22 +235,22 @@ function encodeAbove(content: Uint8Array, outboard: Uint8Array, post: boolean, q
     );
   }
   // A blob of one group has no parents: its hash is its content's.
-  if (content.length <= block) return encodeGroups(0, content, true, query, minLevel, parts);
+  if (content.length <= block) return encodeGroups(0, content, true, query, minLevel, parts, hashing);
   const rootAt = post ? total - PARENT_LEN : 0;
-  const top = parentChainingValue(outboard.subarray(rootAt, rootAt + PARENT_LEN), true);
+  const top = parentChainingValue(outboard.subarray(rootAt, rootAt + PARENT_LEN), true, hashing);
   /** `first`: where the subtree's parents start in the outboard. */
   const visit = (start: number, length: number, first: number, isRoot: boolean, query: Boundaries, expected: Uint8Array): void => {
     const offset = start * CHUNK_LEN;
     if (length <= block) {
       if (query.length === 0) return;
-      const found = encodeGroups(start, content.subarray(offset, offset + length), isRoot, query, minLevel, parts);
+      const found = encodeGroups(start, content.subarray(offset, offset + length), isRoot, query, minLevel, parts, hashing);
       if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`);
       return;
     }
     if (query.length === 0) return;
     const at = post ? first + parentsLength(length, block) - PARENT_LEN : first;
     const node = outboard.subarray(at, at + PARENT_LEN);
-    if (!isRoot && !equal(parentChainingValue(node, false), expected))
+    if (!isRoot && !equal(parentChainingValue(node, false, hashing), expected))
       throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match its parent`);
     parts.push(node);
     const { mid } = shape(length);
@@ -252,6 +279,7 @@ export function baoTreeDecodeRanges(
   options?: BaoTreeRangeOptions,
 ): { offset: number; bytes: Uint8Array }[] {
   const minLevel = chunkLogOf(options);
+  const hashing = treeHashingOf(options);
   const bytes = toBytes(encoding, 'encoding');
   const root = checkHash(hash);
   if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`blake3-kit: size must be a non-negative safe integer; got ${String(size)}`);
@@ -269,12 +297,14 @@ export function baoTreeDecodeRanges(
     const { mid, level } = length > CHUNK_LEN ? shape(length) : { mid: 0, level: -1 };
     if (length <= CHUNK_LEN || (isAll(query) && level < minLevel)) {
       const data = take(length, offset);
-      if (!equal(subtreeValue(data, start, isRoot), expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
+      if (!equal(subtreeValue(data, start, isRoot, hashing), expected))
+        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
       pieces.push({ offset, bytes: data.slice() });
       return;
     }
     const parent = take(PARENT_LEN, offset);
-    if (!equal(parentChainingValue(parent, isRoot), expected)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+    if (!equal(parentChainingValue(parent, isRoot, hashing), expected))
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
     const [left, right] = splitInner(query, start, start + mid);
     const [leftValue, rightValue] = [parent.slice(0, 32), parent.slice(32, 64)];
     decode(start, mid * CHUNK_LEN, false, left, leftValue);

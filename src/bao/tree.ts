@@ -1,10 +1,12 @@
 // The shape of a Bao tree (the bao crate's format, and iroh's bao-tree with
 // chunk groups): which bytes a subtree covers, where the tree splits, and
-// how big each encoding is. Pure arithmetic; the hashing is in nodes.ts.
+// how big each encoding is, and the hashing of one node (plain, or keyed as
+// bao-tree's keyed_* functions).
 
 import { activeEngine } from '../engine.js';
+import { checkKey } from '../input.js';
 import { treeOps } from '../tree-ops.js';
-import { MODE_HASH } from '../modes.js';
+import { MODE_HASH, MODE_KEYED, type Mode } from '../modes.js';
 
 export const CHUNK_LEN = 1024;
 /** A parent node: the left child's chaining value, then the right's. */
@@ -37,20 +39,37 @@ export function parentsLength(length: number, block: number): number {
   return (blockCount(length, block) - 1) * PARENT_LEN;
 }
 
+/** How a tree's nodes are hashed: plain BLAKE3 (bao, iroh), or keyed with
+ * a 32-byte key (bao-tree's keyed_* functions; the root is keyedHash). */
+export interface TreeHashing {
+  readonly mode: Mode;
+  readonly key: Uint8Array | undefined;
+}
+
+export const PLAIN: TreeHashing = { mode: MODE_HASH, key: undefined };
+
+/** The hashing `options.key` asks for: keyed with its 32 bytes (copied, so
+ * a later change by the caller does not reach a call under way), or plain. */
+export function treeHashingOf(options: { key?: unknown } | undefined): TreeHashing {
+  const key = options?.key;
+  return key === undefined ? PLAIN : { mode: MODE_KEYED, key: checkKey(key, 'options.key').slice() };
+}
+
 /** A leaf's non-root chaining value: `bytes` at input byte `offset`. */
-export function leafChainingValue(bytes: Uint8Array, offset: number): Uint8Array {
-  return treeOps().subtreeChainingValue(MODE_HASH, undefined, offset % TWO_32, Math.floor(offset / TWO_32), bytes);
+export function leafChainingValue(bytes: Uint8Array, offset: number, hashing: TreeHashing = PLAIN): Uint8Array {
+  return treeOps().subtreeChainingValue(hashing.mode, hashing.key, offset % TWO_32, Math.floor(offset / TWO_32), bytes);
 }
 
 /** A parent's chaining value from its 64 bytes: non-root, or the root hash. */
-export function parentChainingValue(node: Uint8Array, root: boolean): Uint8Array {
-  return treeOps().mergeSubtrees(MODE_HASH, undefined, node.subarray(0, 32), node.subarray(32, 64), root, 32);
+export function parentChainingValue(node: Uint8Array, root: boolean, hashing: TreeHashing = PLAIN): Uint8Array {
+  return treeOps().mergeSubtrees(hashing.mode, hashing.key, node.subarray(0, 32), node.subarray(32, 64), root, 32);
 }
 
-/** The root hash of a tree that is a single leaf: the plain BLAKE3 hash. */
-export function leafRootHash(bytes: Uint8Array): Uint8Array {
+/** The root hash of a tree that is a single leaf: the BLAKE3 hash (keyed
+ * if the tree is). */
+export function leafRootHash(bytes: Uint8Array, hashing: TreeHashing = PLAIN): Uint8Array {
   const out = new Uint8Array(32);
-  activeEngine().hashInto(MODE_HASH, undefined, bytes, out);
+  activeEngine().hashInto(hashing.mode, hashing.key, bytes, out);
   return out;
 }
 

@@ -1,12 +1,14 @@
 // src/bao against the upstream crates themselves (crate/bao-oracle): the bao
 // crate 0.13.1's combined encodings, outboards and slices, and bao-tree
 // 0.17.0's pre- and post-order outboards and range encodings (random chunk
-// range sets, open ones and ones past the end) at chunk_log 0 to 6, for lengths
-// around chunk and group boundaries and random ones. Both sides generate the
-// same content from a seed; the oracle answers with BLAKE3s of its outputs.
+// range sets, open ones and ones past the end) at chunk_log 0 to 6, and its
+// keyed ones (keyed_outboard, keyed_encode_ranges_validated) at 0, 2 and 4,
+// for lengths around chunk and group boundaries and random ones. Both sides
+// generate the same content from a seed; the oracle answers with BLAKE3s of
+// its outputs.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { baoEncode, baoSlice, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard, hash, toHex } from 'blake3-kit';
+import { baoEncode, baoSlice, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard, hash, keyedHash, toHex } from 'blake3-kit';
 import { describe, expect, inject, it } from 'vitest';
 import { load, random, seed } from '../shared/setup.js';
 import { root } from './packed.js';
@@ -15,13 +17,20 @@ interface Digest {
   len: number;
   blake3: string;
 }
+interface OracleTree {
+  chunkLog: number;
+  pre: Digest;
+  post: Digest;
+  ranges: Digest[];
+}
 interface OracleCase {
   len: number;
   hash: string;
   encoded: Digest;
   outboard: Digest;
   slices: Digest[];
-  trees: { chunkLog: number; pre: Digest; post: Digest; ranges: Digest[] }[];
+  trees: OracleTree[];
+  keyed: { hash: string; trees: OracleTree[] };
 }
 
 await load();
@@ -60,8 +69,43 @@ function rangeSets(rng: ReturnType<typeof random>, chunks: number): [number, num
 
 const asChunkRanges = (set: [number, number | null][]) => set.map(([start, end]) => [start, end ?? Number.POSITIVE_INFINITY] as const);
 
+/** Our bao-tree outboards (both orders) and range encodings (from the
+ * content, and from the outboard) against the oracle's, and what each
+ * encoding carries decoded; returns how many range encodings it checked. */
+function checkTrees(
+  bytes: Uint8Array,
+  root: Uint8Array,
+  ranges: [number, number | null][][],
+  trees: OracleTree[],
+  key: Uint8Array | undefined,
+  label: string,
+): number {
+  let checked = 0;
+  for (const { chunkLog, pre, post, ranges: theirs } of trees) {
+    const { outboard: preOutboard } = baoTreeOutboard(bytes, { chunkLog, key });
+    expect(digestOf(preOutboard), `${label} chunkLog ${chunkLog} pre`).toEqual(pre);
+    expect(digestOf(baoTreeOutboard(bytes, { chunkLog, order: 'post', key }).outboard), `${label} chunkLog ${chunkLog} post`).toEqual(post);
+    for (const [k, set] of ranges.entries()) {
+      const chunkRanges = asChunkRanges(set);
+      const { encoding } = baoTreeEncodeRanges(bytes, chunkRanges, { chunkLog, key });
+      const where = `${label} chunkLog ${chunkLog} ranges ${JSON.stringify(set)}`;
+      expect(digestOf(encoding), where).toEqual(theirs[k]);
+      const fromOutboard = baoTreeEncodeRanges(bytes, chunkRanges, { chunkLog, outboard: preOutboard, key }).encoding;
+      expect(digestOf(fromOutboard), `${where}, from the outboard`).toEqual(theirs[k]);
+      // And what it carries is the content, verified.
+      for (const piece of baoTreeDecodeRanges(encoding, root, bytes.length, chunkRanges, { chunkLog, key })) {
+        if (toHex(piece.bytes) !== toHex(bytes.subarray(piece.offset, piece.offset + piece.bytes.length)))
+          expect.fail(`${where}: piece at ${piece.offset}`);
+      }
+      checked++;
+    }
+  }
+  return checked;
+}
+
 describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tree crates (seed ${seed})`, () => {
   const rng = random(seed);
+  const key = rng.bytes(32);
   const cases = lengths(rng).map((len) => ({
     len,
     slices: [
@@ -74,9 +118,9 @@ describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tr
     ranges: rangeSets(rng, Math.ceil(len / 1024)),
   }));
 
-  it(`agrees on ${cases.length} lengths: encodings, outboards, slices, and bao-tree outboards and range encodings at chunk_log 0 to 6`, () => {
+  it(`agrees on ${cases.length} lengths: encodings, outboards, slices, and bao-tree outboards and range encodings at chunk_log 0 to 6, plain and keyed`, () => {
     const run = spawnSync('cargo', ['run', '-q', '--release', '--manifest-path', join(root, 'crate', 'Cargo.toml'), '-p', 'blake3-kit-bao-oracle'], {
-      input: JSON.stringify({ seed, cases }),
+      input: JSON.stringify({ seed, key: [...key], cases }),
       encoding: 'utf8',
       maxBuffer: 1 << 28,
       timeout: 300_000,
@@ -97,26 +141,9 @@ describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tr
         slices.map(([start, count]) => digestOf(baoSlice(encoding, start!, count!))),
         label,
       ).toEqual(theirs.slices);
-      for (const { chunkLog, pre, post } of theirs.trees) {
-        const { outboard: preOutboard } = baoTreeOutboard(bytes, { chunkLog });
-        expect(digestOf(preOutboard), `${label} chunkLog ${chunkLog} pre`).toEqual(pre);
-        expect(digestOf(baoTreeOutboard(bytes, { chunkLog, order: 'post' }).outboard), `${label} chunkLog ${chunkLog} post`).toEqual(post);
-        const tree = theirs.trees.find((t) => t.chunkLog === chunkLog)!;
-        for (const [k, set] of ranges.entries()) {
-          const chunkRanges = asChunkRanges(set);
-          const { encoding } = baoTreeEncodeRanges(bytes, chunkRanges, { chunkLog });
-          const where = `${label} chunkLog ${chunkLog} ranges ${JSON.stringify(set)}`;
-          expect(digestOf(encoding), where).toEqual(tree.ranges[k]);
-          const fromOutboard = baoTreeEncodeRanges(bytes, chunkRanges, { chunkLog, outboard: preOutboard }).encoding;
-          expect(digestOf(fromOutboard), `${where}, from the outboard`).toEqual(tree.ranges[k]);
-          // And what it carries is the content, verified.
-          for (const piece of baoTreeDecodeRanges(encoding, root, len, chunkRanges, { chunkLog })) {
-            if (toHex(piece.bytes) !== toHex(bytes.subarray(piece.offset, piece.offset + piece.bytes.length)))
-              expect.fail(`${where}: piece at ${piece.offset}`);
-          }
-          rangeEncodings++;
-        }
-      }
+      rangeEncodings += checkTrees(bytes, root, ranges, theirs.trees, undefined, label);
+      expect(toHex(keyedHash(key, bytes)), `${label} keyed`).toBe(theirs.keyed.hash);
+      rangeEncodings += checkTrees(bytes, keyedHash(key, bytes), ranges, theirs.keyed.trees, key, `${label} keyed`);
     }
     expect(rangeEncodings).toBeGreaterThan(1000);
   }, 300_000);

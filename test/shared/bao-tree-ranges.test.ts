@@ -2,7 +2,7 @@
 // content of the asked chunks (or more, never less), verified; any changed
 // byte, a short or long encoding, the wrong size or hash is a BaoVerifyError.
 // Byte-for-byte agreement with bao-tree itself: test/node/bao-oracle.test.ts.
-import { BaoVerifyError, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard, hash } from 'blake3-kit';
+import { BaoVerifyError, baoTreeDecodeOutboard, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard, hash, keyedHash } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
 import { load, random, seed, thrownBy } from './setup.js';
 
@@ -115,6 +115,51 @@ describe(`bao-tree ranges (seed ${seed})`, () => {
     expect(wrongSize).toBeInstanceOf(RangeError);
     expect(String(wrongSize)).toMatch(/options\.outboard/);
     expect(thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: 'x' as never }))).toBeInstanceOf(TypeError);
+  });
+
+  it('keys every node with options.key, as bao-tree keyed_*: outboards, ranges and their decoding', () => {
+    const key = rng.bytes(32);
+    for (const size of [0, 1, 1024, 1025, 16 * 1024, 16 * 1024 + 1, 40 * 16 * 1024 + 3, rng.int(300_000)]) {
+      const content = rng.bytes(size);
+      const keyed = keyedHash(key, content);
+      const label = `size ${size}`;
+      for (const order of ['pre', 'post'] as const) {
+        const { outboard, hash: root } = baoTreeOutboard(content, { key, order });
+        expect(b3.toHex(root), label).toBe(b3.toHex(keyed));
+        expect(b3.toHex(baoTreeDecodeOutboard(content, outboard, root, { key, order })), label).toBe(b3.toHex(content));
+        if (outboard.length > 0) {
+          expect(b3.toHex(outboard), label).not.toBe(b3.toHex(baoTreeOutboard(content, { order }).outboard));
+          // Verified against the keyed root, but hashed plain: rejected.
+          expect(
+            thrownBy(() => baoTreeDecodeOutboard(content, outboard, root, { order })),
+            label,
+          ).toBeInstanceOf(BaoVerifyError);
+        }
+      }
+      const ranges: Ranges = [
+        [1, 3],
+        [20, Number.POSITIVE_INFINITY],
+      ];
+      const { encoding, hash: root } = baoTreeEncodeRanges(content, ranges, { key });
+      expect(b3.toHex(root), label).toBe(b3.toHex(keyed));
+      const { outboard } = baoTreeOutboard(content, { key, order: 'post' });
+      expect(b3.toHex(baoTreeEncodeRanges(content, ranges, { key, outboard, order: 'post' }).encoding), label).toBe(b3.toHex(encoding));
+      expectCovered(baoTreeDecodeRanges(encoding, root, size, ranges, { key }), content, ranges);
+      const otherKey = key.slice();
+      otherKey[0]! ^= 1;
+      expect(
+        thrownBy(() => baoTreeDecodeRanges(encoding, root, size, ranges, { key: otherKey })),
+        label,
+      ).toBeInstanceOf(BaoVerifyError);
+      expect(
+        thrownBy(() => baoTreeDecodeRanges(encoding, root, size, ranges)),
+        label,
+      ).toBeInstanceOf(BaoVerifyError);
+    }
+    const short = thrownBy(() => baoTreeOutboard(new Uint8Array(10), { key: new Uint8Array(31) }));
+    expect(short).toBeInstanceOf(RangeError);
+    expect(String(short)).toMatch(/options\.key/);
+    expect(thrownBy(() => baoTreeEncodeRanges(new Uint8Array(10), [[0, 1]], { key: 'k' as never }))).toBeInstanceOf(TypeError);
   });
 
   it('sends the whole blob for [0, Infinity), and nothing for no ranges', () => {

@@ -7,12 +7,14 @@
 //! Per case: bao's combined encoding, outboard, and each slice; bao-tree's
 //! pre- and post-order outboards at chunk_log 0 to 6, and its encoding of
 //! each of the case's chunk range sets (`"ranges": [[[start, end|null],
-//! ...], ...]`, null for an open end) at each chunk_log.
+//! ...], ...]`, null for an open end) at each chunk_log. With `"key": [32
+//! numbers]` in the request, also bao-tree's keyed outboards and range
+//! encodings (its `keyed_*` functions) at chunk_log 0, 2 and 4.
 
 use std::io::{Cursor, Read};
 
 use bao_tree::io::outboard::{PostOrderMemOutboard, PreOrderMemOutboard};
-use bao_tree::io::sync::encode_ranges_validated;
+use bao_tree::io::sync::{encode_ranges_validated, keyed_encode_ranges_validated};
 use bao_tree::{BlockSize, ChunkNum, ChunkRanges};
 use serde_json::{json, Value};
 
@@ -37,11 +39,39 @@ fn chunk_ranges(set: &Value) -> ChunkRanges {
     ranges
 }
 
+/// bao-tree's outboards and range encodings of `input` at `chunk_log`,
+/// keyed when `key` is given.
+fn tree(input: &[u8], chunk_log: u8, sets: &[Value], key: Option<&[u8; 32]>) -> (Value, blake3::Hash) {
+    let block = BlockSize::from_chunk_log(chunk_log);
+    let (pre, post) = match key {
+        Some(key) => (PreOrderMemOutboard::create_keyed(input, block, key), PostOrderMemOutboard::create_keyed(input, block, key)),
+        None => (PreOrderMemOutboard::create(input, block), PostOrderMemOutboard::create(input, block)),
+    };
+    assert_eq!(pre.root, post.root);
+    let ranges: Vec<Value> = sets
+        .iter()
+        .map(|set| {
+            let mut encoded = Vec::new();
+            match key {
+                Some(key) => keyed_encode_ranges_validated(input, &pre, &chunk_ranges(set), &mut encoded, key),
+                None => encode_ranges_validated(input, &pre, &chunk_ranges(set), &mut encoded),
+            }
+            .expect("encode_ranges");
+            digest(&encoded)
+        })
+        .collect();
+    (json!({ "chunkLog": chunk_log, "pre": digest(&pre.data), "post": digest(&post.data), "ranges": ranges }), pre.root)
+}
+
 fn main() {
     let mut request = String::new();
     std::io::stdin().read_to_string(&mut request).expect("stdin");
     let request: Value = serde_json::from_str(&request).expect("a JSON request");
     let seed = request["seed"].as_u64().expect("seed");
+    let key: Option<[u8; 32]> = request["key"].as_array().map(|bytes| {
+        let bytes: Vec<u8> = bytes.iter().map(|b| b.as_u64().expect("a key byte") as u8).collect();
+        bytes.try_into().expect("a 32-byte key")
+    });
     let mut results = Vec::new();
     for case in request["cases"].as_array().expect("cases") {
         let len = case["len"].as_u64().expect("len") as usize;
@@ -62,28 +92,25 @@ fn main() {
                     .collect()
             })
             .unwrap_or_default();
+        let sets = case["ranges"].as_array().cloned().unwrap_or_default();
         let trees: Vec<Value> = (0..=6u8)
             .map(|chunk_log| {
-                let block = BlockSize::from_chunk_log(chunk_log);
-                let pre = PreOrderMemOutboard::create(&input, block);
-                let post = PostOrderMemOutboard::create(&input, block);
-                assert_eq!(pre.root, hash);
-                assert_eq!(post.root, hash);
-                let ranges: Vec<Value> = case["ranges"]
-                    .as_array()
-                    .map(|sets| {
-                        sets.iter()
-                            .map(|set| {
-                                let mut encoded = Vec::new();
-                                encode_ranges_validated(&input[..], &pre, &chunk_ranges(set), &mut encoded).expect("encode_ranges");
-                                digest(&encoded)
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                json!({ "chunkLog": chunk_log, "pre": digest(&pre.data), "post": digest(&post.data), "ranges": ranges })
+                let (tree, root) = tree(&input, chunk_log, &sets, None);
+                assert_eq!(root, hash);
+                tree
             })
             .collect();
+        let keyed = key.map(|key| {
+            let trees: Vec<Value> = [0u8, 2, 4]
+                .into_iter()
+                .map(|chunk_log| {
+                    let (tree, root) = tree(&input, chunk_log, &sets, Some(&key));
+                    assert_eq!(root, blake3::keyed_hash(&key, &input));
+                    tree
+                })
+                .collect();
+            json!({ "hash": blake3::keyed_hash(&key, &input).to_hex().to_string(), "trees": trees })
+        });
         results.push(json!({
             "len": len,
             "hash": hash.to_hex().to_string(),
@@ -91,6 +118,7 @@ fn main() {
             "outboard": digest(&outboard),
             "slices": slices,
             "trees": trees,
+            "keyed": keyed,
         }));
     }
     println!("{}", Value::Array(results));
