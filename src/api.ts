@@ -18,6 +18,7 @@ export { baoFetchRange, type BaoFetchOptions } from './bao/fetch.js';
 export { baoEncodeStream, type BaoEncodeStreamOptions } from './bao/encode-stream.js';
 export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } from './bao/encode.js';
 export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
+export { hashSeq, parseHashSeq } from './bao/hash-seq.js';
 export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';
 export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao/tree-outboard.js';
 export {
