@@ -19,6 +19,7 @@ export { baoEncodeStream, type BaoEncodeStreamOptions } from './bao/encode-strea
 export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } from './bao/encode.js';
 export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
 export { hashSeq, parseHashSeq } from './bao/hash-seq.js';
+export { baoTreeDecodeRangesStream, type VerifiedPiece } from './bao/tree-ranges-stream.js';
 export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';
 export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao/tree-outboard.js';
 export {

@@ -7,17 +7,7 @@
 import { toBytes } from '../input.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
 import { equal } from './equal.js';
-import {
-  blockLength,
-  concat,
-  HEADER_LEN,
-  leafChainingValue,
-  leafRootHash,
-  leftLength,
-  PARENT_LEN,
-  parentChainingValue,
-  parentsLength,
-} from './tree.js';
+import { blockLength, concat, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
 
 type Bytes = ArrayBufferView | ArrayBufferLike;
 
@@ -51,7 +41,7 @@ export function baoDecodeSlice(slice: Bytes, hash: Bytes, start: number, length:
     if (total > 0 && (offset + size <= from || to <= offset)) return;
     if (size <= block) {
       const leaf = take(size);
-      const found = isRoot ? leafRootHash(leaf) : leafChainingValue(leaf, offset);
+      const found = leafValue(leaf, offset, isRoot);
       if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
       if (!empty) parts.push(leaf.subarray(Math.max(0, from - offset), Math.min(size, to - offset)));
       return;

@@ -8,7 +8,7 @@ import { toBytes } from '../input.js';
 import { type Pull, pullFrom } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
 import { equal } from './equal.js';
-import { blockLength, HEADER_LEN, leafChainingValue, leafRootHash, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import { blockLength, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
 
 /** Subtrees up to this size are read whole and verified in one batched
  * pass; above it, node by node (each leaf passed on as soon as it checks).
@@ -24,7 +24,7 @@ export interface BaoStreamOptions {
 }
 
 /** Reads exact byte counts from a source that arrives in pieces. */
-class PieceReader {
+export class PieceReader {
   readonly #pull: Pull;
   #piece: Uint8Array = new Uint8Array(0);
   #at = 0;
@@ -99,11 +99,16 @@ export function baoDecodeStream(source: ByteSource, hash: ArrayBufferView | Arra
   const root = checkHash(hash).slice();
   const outboard = options?.outboard === undefined ? undefined : toBytes(options.outboard, 'options.outboard');
   const input = new PieceReader(source);
-  const leaves = verifiedLeaves(input, root, outboard);
-  return new ReadableStream<Uint8Array>({
+  return verifiedStream(input, verifiedLeaves(input, root, outboard));
+}
+
+/** A stream of what `items` yields as it reads `input`: the first error
+ * errors the stream and releases the source; cancelling releases both. */
+export function verifiedStream<T>(input: PieceReader, items: AsyncGenerator<T, void>): ReadableStream<T> {
+  return new ReadableStream<T>({
     async pull(controller) {
       try {
-        const { value, done } = await leaves.next();
+        const { value, done } = await items.next();
         if (done) controller.close();
         else controller.enqueue(value);
       } catch (error) {
@@ -117,7 +122,7 @@ export function baoDecodeStream(source: ByteSource, hash: ArrayBufferView | Arra
       // so that is awaited only when no read is pending.
       const reading = input.reading;
       await input.cancel(reason);
-      const returned = leaves.return(undefined).catch(() => {});
+      const returned = items.return(undefined).catch(() => {});
       if (!reading) await returned;
     },
   });
@@ -163,7 +168,7 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
     if (size <= block) {
       const leaf = await input.read(size);
       if (leaf === undefined) throw new BaoVerifyError(`encoding ended inside the content at byte ${offset}`);
-      if (!equal(isRoot ? leafRootHash(leaf) : leafChainingValue(leaf, offset), expected)) {
+      if (!equal(leafValue(leaf, offset, isRoot), expected)) {
         throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
       }
       if (size > 0) yield leaf.slice();

@@ -65,6 +65,12 @@ export function parentChainingValue(node: Uint8Array, root: boolean, hashing: Tr
   return treeOps().mergeSubtrees(hashing.mode, hashing.key, node.subarray(0, 32), node.subarray(32, 64), root, 32);
 }
 
+/** A leaf's value: the root hash when it is the whole tree, else its
+ * chaining value at input byte `offset`. */
+export function leafValue(bytes: Uint8Array, offset: number, isRoot: boolean, hashing: TreeHashing = PLAIN): Uint8Array {
+  return isRoot ? leafRootHash(bytes, hashing) : leafChainingValue(bytes, offset, hashing);
+}
+
 /** The root hash of a tree that is a single leaf: the BLAKE3 hash (keyed
  * if the tree is). */
 export function leafRootHash(bytes: Uint8Array, hashing: TreeHashing = PLAIN): Uint8Array {
