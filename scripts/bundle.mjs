@@ -63,6 +63,9 @@ const common = {
 };
 
 export async function bundle() {
+  // Chunk names carry a hash of their content: drop the last build's.
+  const dist = join(root, 'dist');
+  for (const name of existsSync(dist) ? readdirSync(dist) : []) if (/^shared-.*\.js$/.test(name)) rmSync(join(dist, name));
   await Promise.all([
     // The Node, browser and shared-core entries in one build, split: code
     // they share is one chunk (dist/shared-*.js) instead of a copy per
