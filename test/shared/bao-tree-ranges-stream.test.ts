@@ -4,7 +4,7 @@
 // stalled source can be cancelled.
 import { BaoVerifyError, baoTreeDecodeRanges, baoTreeDecodeRangesStream, baoTreeEncodeRanges, type VerifiedPiece } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { load, piecesOf, random, seed } from './setup.js';
+import { load, piecesOf, random, randomChunkRanges, seed } from './setup.js';
 
 const b3 = await load();
 const rng = random(seed);
@@ -31,12 +31,7 @@ const hexOf = (pieces: VerifiedPiece[]) => pieces.map(({ offset, bytes }) => `${
 function randomCase() {
   const size = rng.int(3) === 0 ? rng.int(5000) : rng.int(200_000);
   const content = rng.bytes(size);
-  const chunks = Math.ceil(size / 1024);
-  const ranges: Ranges = [];
-  for (let n = 1 + rng.int(3); n > 0; n--) {
-    const start = rng.int(chunks + 2);
-    ranges.push([start, rng.int(6) === 0 ? Number.POSITIVE_INFINITY : start + 1 + rng.int(30)]);
-  }
+  const ranges = randomChunkRanges(rng, Math.ceil(size / 1024));
   const options = { chunkLog: rng.int(7), key: rng.int(4) === 0 ? rng.bytes(32) : undefined };
   const { encoding, hash } = baoTreeEncodeRanges(content, ranges, options);
   return { size, content, ranges, options, encoding, hash };

@@ -4,7 +4,7 @@
 // Byte-for-byte agreement with bao-tree itself: test/node/bao-oracle.test.ts.
 import { BaoVerifyError, baoTreeDecodeOutboard, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard, hash, keyedHash } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { load, random, seed, thrownBy } from './setup.js';
+import { load, random, randomChunkRanges, seed, thrownBy } from './setup.js';
 
 const b3 = await load();
 const rng = random(seed);
@@ -33,12 +33,7 @@ function expectCovered(pieces: { offset: number; bytes: Uint8Array }[], content:
 function randomCase(): { size: number; content: Uint8Array; ranges: Ranges; chunkLog: number } {
   const size = rng.int(3) === 0 ? rng.int(5000) : rng.int(300_000);
   const content = rng.bytes(size);
-  const chunks = Math.ceil(size / 1024);
-  const ranges: Ranges = [];
-  for (let n = 1 + rng.int(3); n > 0; n--) {
-    const start = rng.int(chunks + 2);
-    ranges.push([start, rng.int(6) === 0 ? Number.POSITIVE_INFINITY : start + 1 + rng.int(30)]);
-  }
+  const ranges = randomChunkRanges(rng, Math.ceil(size / 1024));
   return { size, content, ranges, chunkLog: rng.int(7) };
 }
 

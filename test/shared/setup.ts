@@ -80,3 +80,14 @@ export function piecesOf(bytes: Uint8Array, size: () => number): ReadableStream<
     },
   });
 }
+
+/** 1-3 random chunk ranges for a blob of `chunks` chunks: some open (to
+ * Infinity), some past the end, as bao-tree range tests ask. */
+export function randomChunkRanges(rng: ReturnType<typeof random>, chunks: number): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (let n = 1 + rng.int(3); n > 0; n--) {
+    const start = rng.int(chunks + 2);
+    ranges.push([start, rng.int(6) === 0 ? Number.POSITIVE_INFINITY : start + 1 + rng.int(30)]);
+  }
+  return ranges;
+}
