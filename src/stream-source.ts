@@ -1,9 +1,17 @@
-// Reading the sources hashStream takes (web ReadableStream, Node Readable or
-// any async iterable of bytes or strings), for the worker and native paths.
+// Reading the sources hashStream and the Bao streams take (web
+// ReadableStream, a fetch Response's body, Node Readable or any async
+// iterable of bytes or strings), for every path.
 
 import { toBytes } from './input.js';
 
-export type StreamSource = AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>;
+export type StreamSource = AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array> | BodySource;
+
+/** A fetch `Response` (or `Request`): its body is read. Structural, so the
+ * types need no DOM or Node lib for it. */
+export interface BodySource {
+  readonly body: ReadableStream<Uint8Array> | null;
+  readonly bodyUsed: boolean;
+}
 /** What a reader sees: `next()` only, so abort handling stays here. */
 export interface SourceIterator {
   next(): Promise<IteratorResult<Uint8Array | string>>;
@@ -31,6 +39,12 @@ export interface Pull {
  * pending read at once; its async iterator's return() would wait for it. */
 export function pullFrom(source: unknown): Pull | undefined {
   if (source === null || typeof source !== 'object') return undefined;
+  if ('bodyUsed' in source && 'body' in source) {
+    const { body, bodyUsed } = source as BodySource;
+    if (bodyUsed) throw new TypeError('blake3-kit: source is a Response whose body was already read');
+    // No body (a 204, a HEAD): no bytes.
+    return body === null ? { next: async () => ({ value: undefined, done: true }), release: () => undefined } : pullFrom(body);
+  }
   const stream = source as Partial<ReadableStream<Uint8Array>>;
   if (typeof stream.getReader === 'function' && typeof stream.cancel === 'function') {
     const reader = stream.getReader();
@@ -61,7 +75,7 @@ export async function readSource<T>(source: unknown, signal: AbortSignal | undef
   signal?.throwIfAborted();
   const pull = pullFrom(source);
   if (pull === undefined) {
-    throw new TypeError('blake3-kit: source must be a ReadableStream, Readable or async iterable of bytes');
+    throw new TypeError('blake3-kit: source must be a ReadableStream, Response, Readable or async iterable of bytes');
   }
   let pending = false;
   let onAbort: (() => void) | undefined;

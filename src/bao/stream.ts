@@ -5,7 +5,7 @@
 // size.
 
 import { toBytes } from '../input.js';
-import { type Pull, pullFrom } from '../stream-source.js';
+import { type BodySource, type Pull, pullFrom } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
 import { equal } from './equal.js';
 import { blockLength, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
@@ -16,7 +16,7 @@ import { blockLength, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChain
  * 64 KiB, 9.7 at 256 KiB, 10.8-12.2 at 1 MiB; wasm-simd 15.2 either way. */
 const BATCH = 256 * 1024;
 
-export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | BodySource;
 
 export interface BaoStreamOptions {
   /** The outboard encoding, when `source` carries only the content. */
@@ -32,7 +32,7 @@ export class PieceReader {
 
   constructor(source: ByteSource) {
     const pull = pullFrom(source);
-    if (pull === undefined) throw new TypeError('blake3-kit: source must be a ReadableStream, Readable or async iterable of bytes');
+    if (pull === undefined) throw new TypeError('blake3-kit: source must be a ReadableStream, Response, Readable or async iterable of bytes');
     this.#pull = pull;
   }
 

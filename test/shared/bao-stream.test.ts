@@ -126,6 +126,17 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
     expect(cancelled).toBe('enough');
   });
 
+  it('reads a fetch Response through its body', async () => {
+    const content = rng.bytes(70_000);
+    const { encoding, hash } = baoEncode(content);
+    const { out, error } = await drain(baoDecodeStream(new Response(encoding as Uint8Array<ArrayBuffer>), hash));
+    expect(error).toBeUndefined();
+    expect(out).toEqual(content);
+    const used = new Response(encoding as Uint8Array<ArrayBuffer>);
+    await used.arrayBuffer();
+    expect(() => baoDecodeStream(used, hash)).toThrow(/already read/);
+  });
+
   it('cancels at once while a read of a stalled source is pending, and releases it', async () => {
     const { encoding, hash } = baoEncode(rng.bytes(300_000));
     let cancelled: unknown;

@@ -207,6 +207,14 @@ export function parallelSuite(lib: Lib, env: Env) {
       await expect(hashParallel(new Uint8Array(1), { length: -1 })).rejects.toBeInstanceOf(RangeError);
       await expect(hashBlob('x' as never)).rejects.toBeInstanceOf(TypeError);
       await expect(hashStream(null as never)).rejects.toBeInstanceOf(TypeError);
+      // A fetch Response is read through its body; none (a 204) is no bytes;
+      // one already read is a TypeError.
+      const small = pattern(300_000) as Uint8Array<ArrayBuffer>;
+      expect(toHex(await hashStream(new Response(small)))).toBe(toHex(hash(small)));
+      expect(toHex(await hashStream(new Response(null, { status: 204 })))).toBe(toHex(hash(new Uint8Array(0))));
+      const used = new Response(small);
+      await used.arrayBuffer();
+      await expect(hashStream(used)).rejects.toThrow(/already read/);
       expect(() => configureParallel({ pieceLength: 3000 })).toThrow(RangeError);
       expect(() => configureParallel({ workers: -1 })).toThrow(RangeError);
       expect(() => configureParallel({ workers: 5000 })).toThrow(
