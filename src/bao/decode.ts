@@ -13,9 +13,17 @@ import { blockLength, CHUNK_LEN, HEADER_LEN, leftLength, PARENT_LEN, parentsLeng
  * bytes, a length header that disagrees with it). */
 export class BaoVerifyError extends Error {
   readonly code = 'ERR_BAO_VERIFY';
-  constructor(message: string) {
+  /** The content byte where verification failed (the start of the chunk,
+   * group or subtree that did not match, or whose node did not); undefined
+   * when the failure has no place in the content (a header, a length). */
+  readonly offset: number | undefined;
+  /** The 1024-byte chunk of `offset`. */
+  readonly chunk: number | undefined;
+  constructor(message: string, offset?: number) {
     super(`blake3-kit: ${message}`);
     this.name = 'BaoVerifyError';
+    this.offset = offset;
+    this.chunk = offset === undefined ? undefined : Math.floor(offset / 1024);
   }
 }
 
@@ -92,9 +100,12 @@ export function verifySubtree(
     end = extractLeaves(tree, start, size, out, stored);
   } else out = content;
   const top = treeOps().preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
-  if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`);
+  if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`, offset);
   const bad = stored === undefined ? firstDifferentParent(tree, start, found) : firstDifferentStored(tree, start, stored, found);
-  if (bad >= 0) throw new BaoVerifyError(`the tree node above byte ${offset + parentOffset(size, bad)} does not match the hash`);
+  if (bad >= 0) {
+    const at = offset + parentOffset(size, bad);
+    throw new BaoVerifyError(`the tree node above byte ${at} does not match the hash`, at);
+  }
   return { content: out, end };
 }
 

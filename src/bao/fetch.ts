@@ -47,7 +47,7 @@ export async function baoFetchRange(url: string | URL, hash: ArrayBufferView | A
     // A server that ignores Range sends it all (200); any other size is wrong.
     fetched = response.status === 200 && bytes.length === total ? bytes.subarray(first, end) : bytes;
     if (fetched.length !== end - first)
-      throw new BaoVerifyError(`the server sent ${fetched.length} bytes for ${end - first} wanted from byte ${first}`);
+      throw new BaoVerifyError(`the server sent ${fetched.length} bytes for ${end - first} wanted from byte ${first}`, first);
   }
   const slice = sliceOf(outboard, (offset, size) => fetched.subarray(offset - first, offset - first + size), start, length);
   return baoDecodeSlice(slice, root, start, length);

@@ -42,12 +42,13 @@ export function baoDecodeSlice(slice: Bytes, hash: Bytes, start: number, length:
     if (size <= block) {
       const leaf = take(size);
       const found = leafValue(leaf, offset, isRoot);
-      if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
+      if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       if (!empty) parts.push(leaf.subarray(Math.max(0, from - offset), Math.min(size, to - offset)));
       return;
     }
     const node = take(PARENT_LEN);
-    if (!equal(parentChainingValue(node, isRoot), expected)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+    if (!equal(parentChainingValue(node, isRoot), expected))
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     const left = leftLength(size);
     subtree(offset, left, node.subarray(0, 32), false);
     subtree(offset + left, size - left, node.subarray(32, 64), false);

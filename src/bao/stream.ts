@@ -155,11 +155,11 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
       // out of the pieces (~8 K small copies per 16 MiB).
       if (outboard === undefined) {
         const encoded = await input.read(parentsLength(size, block) + size, scratch);
-        if (encoded === undefined) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`);
+        if (encoded === undefined) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`, offset);
         yield verifySubtree(encoded, 0, offset, size, expected, false, undefined).content;
       } else {
         const leaves = new Uint8Array(size);
-        if (!(await input.readInto(leaves))) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`);
+        if (!(await input.readInto(leaves))) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`, offset);
         cursor = verifySubtree(outboard, cursor, offset, size, expected, false, leaves).end;
         yield leaves;
       }
@@ -167,16 +167,17 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
     }
     if (size <= block) {
       const leaf = await input.read(size);
-      if (leaf === undefined) throw new BaoVerifyError(`encoding ended inside the content at byte ${offset}`);
+      if (leaf === undefined) throw new BaoVerifyError(`encoding ended inside the content at byte ${offset}`, offset);
       if (!equal(leafValue(leaf, offset, isRoot), expected)) {
-        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
+        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       }
       if (size > 0) yield leaf.slice();
       return;
     }
     const node = await parent();
-    if (node === undefined) throw new BaoVerifyError(`encoding ended inside a tree node above byte ${offset}`);
-    if (!equal(parentChainingValue(node, isRoot), expected)) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+    if (node === undefined) throw new BaoVerifyError(`encoding ended inside a tree node above byte ${offset}`, offset);
+    if (!equal(parentChainingValue(node, isRoot), expected))
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     const left = leftLength(size);
     yield* subtree(offset, left, node.subarray(0, 32), false);
     yield* subtree(offset + left, size - left, node.subarray(32, 64), false);

@@ -77,7 +77,7 @@ export function baoTreeDecodeOutboard(
     if (bad >= 0) {
       let seen = 0;
       forEachParent(data.length, block, false, (offset) => {
-        if (seen++ === bad) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+        if (seen++ === bad) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
       });
     }
     return data.slice();
@@ -87,7 +87,7 @@ export function baoTreeDecodeOutboard(
   let cursor = 0;
   forEachParent(data.length, block, post, (offset, size, left) => {
     if (!isParent(levels, offset, size, left, tree, cursor)) {
-      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     }
     cursor += PARENT_LEN;
   });

@@ -67,16 +67,16 @@ async function* verifiedPieces(input: PieceReader, { root, size, query, minLevel
     if (length <= CHUNK_LEN || (isAll(query) && level < minLevel)) {
       // Its own array: read, hashed and passed on without another copy.
       const bytes = new Uint8Array(length);
-      if (!(await input.readInto(bytes))) throw new BaoVerifyError(`the encoding ends early, in the content at byte ${offset}`);
+      if (!(await input.readInto(bytes))) throw new BaoVerifyError(`the encoding ends early, in the content at byte ${offset}`, offset);
       if (!equal(leafValue(bytes, offset, isRoot, hashing), expected))
-        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
+        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       yield { offset, bytes };
       return;
     }
     const node = new Uint8Array(PARENT_LEN);
-    if (!(await input.readInto(node))) throw new BaoVerifyError(`the encoding ends early, at the node for byte ${offset}`);
+    if (!(await input.readInto(node))) throw new BaoVerifyError(`the encoding ends early, at the node for byte ${offset}`, offset);
     if (!equal(parentChainingValue(node, isRoot, hashing), expected))
-      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     const [left, right] = splitInner(query, start, start + mid);
     yield* decode(start, mid * CHUNK_LEN, false, left, node.subarray(0, 32));
     yield* decode(start + mid, length - mid * CHUNK_LEN, false, right, node.subarray(32, 64));

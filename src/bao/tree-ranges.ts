@@ -140,14 +140,14 @@ function encodeAbove(
     if (length <= block) {
       if (query.length === 0) return;
       const found = encodeGroups(start, content.subarray(offset, offset + length), isRoot, query, minLevel, parts, hashing);
-      if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`);
+      if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`, offset);
       return;
     }
     if (query.length === 0) return;
     const at = post ? first + parentsLength(length, block) - PARENT_LEN : first;
     const node = outboard.subarray(at, at + PARENT_LEN);
     if (!isRoot && !equal(parentChainingValue(node, false, hashing), expected))
-      throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match its parent`);
+      throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match its parent`, offset);
     parts.push(node);
     const { mid } = shape(length);
     const leftLength = mid * CHUNK_LEN;
@@ -184,7 +184,7 @@ export function baoTreeDecodeRanges(
   const pieces: { offset: number; bytes: Uint8Array }[] = [];
   let cursor = 0;
   const take = (length: number, offset: number): Uint8Array => {
-    if (cursor + length > bytes.length) throw new BaoVerifyError(`the encoding ends early, at the node for byte ${offset}`);
+    if (cursor + length > bytes.length) throw new BaoVerifyError(`the encoding ends early, at the node for byte ${offset}`, offset);
     return bytes.subarray(cursor, (cursor += length));
   };
   const decode = (start: number, length: number, isRoot: boolean, query: Boundaries, expected: Uint8Array): void => {
@@ -194,13 +194,13 @@ export function baoTreeDecodeRanges(
     if (length <= CHUNK_LEN || (isAll(query) && level < minLevel)) {
       const data = take(length, offset);
       if (!equal(leafValue(data, start * CHUNK_LEN, isRoot, hashing), expected))
-        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`);
+        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       pieces.push({ offset, bytes: data.slice() });
       return;
     }
     const parent = take(PARENT_LEN, offset);
     if (!equal(parentChainingValue(parent, isRoot, hashing), expected))
-      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`);
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     const [left, right] = splitInner(query, start, start + mid);
     const [leftValue, rightValue] = [parent.slice(0, 32), parent.slice(32, 64)];
     decode(start, mid * CHUNK_LEN, false, left, leftValue);

@@ -10,16 +10,25 @@ const rng = random(seed);
 
 /** Everything the stream gives before it ends or errors. */
 async function drain(stream: ReadableStream<Uint8Array>): Promise<{ out: Uint8Array; error?: unknown }> {
-  const parts: number[] = [];
+  const parts: Uint8Array[] = [];
+  const joined = () => {
+    const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      out.set(part, at);
+      at += part.length;
+    }
+    return out;
+  };
   const reader = stream.getReader();
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return { out: Uint8Array.from(parts) };
-      parts.push(...value);
+      if (done) return { out: joined() };
+      parts.push(value);
     }
   } catch (error) {
-    return { out: Uint8Array.from(parts), error };
+    return { out: joined(), error };
   }
 }
 
@@ -53,6 +62,30 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
       expect(error, `flip at ${at}`).toBeInstanceOf(BaoVerifyError);
       expect(out).toEqual(content.subarray(0, out.length));
       expect(out.length % 1024).toBe(0);
+    }
+  });
+
+  it('says where: the offset and chunk of the error lie at or before the changed byte, past all it passed on', async () => {
+    const content = rng.bytes(1_100_000);
+    const { encoding: outboard, hash } = baoEncode(content, { outboard: true });
+    for (let trial = 0; trial < 8; trial++) {
+      const at = rng.int(content.length);
+      const bad = content.slice();
+      bad[at]! ^= 1 << rng.int(8);
+      const { out, error } = await drain(
+        baoDecodeStream(
+          piecesOf(bad, () => 1 + rng.int(100_000)),
+          hash,
+          { outboard },
+        ),
+      );
+      expect(error, `flip at ${at}`).toBeInstanceOf(BaoVerifyError);
+      const { offset, chunk } = error as BaoVerifyError;
+      expect(offset, `flip at ${at}`).toBeLessThanOrEqual(at);
+      expect(offset, `flip at ${at}`).toBeGreaterThanOrEqual(out.length);
+      // Within one batch (256 KiB) of the flip.
+      expect(at - offset!, `flip at ${at}`).toBeLessThan(256 * 1024);
+      expect(chunk).toBe(Math.floor(offset! / 1024));
     }
   });
 

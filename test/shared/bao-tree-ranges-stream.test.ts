@@ -71,6 +71,12 @@ describe(`baoTreeDecodeRangesStream (seed ${seed})`, () => {
         );
         expect(error, label).toBeInstanceOf(BaoVerifyError);
         for (const { offset, bytes } of pieces) expect(b3.toHex(bytes), label).toBe(b3.toHex(content.subarray(offset, offset + bytes.length)));
+        // Where it failed: past every piece passed on.
+        const { offset, chunk } = error as BaoVerifyError;
+        if (offset !== undefined) {
+          for (const piece of pieces) expect(piece.offset + piece.bytes.length, label).toBeLessThanOrEqual(offset);
+          expect(chunk, label).toBe(Math.floor(offset / 1024));
+        }
       }
     }
   });
