@@ -4,8 +4,7 @@
 // used before the last have arrived. Held at once: one group, the parents
 // on its path and one piece of the source.
 
-import { checkHash } from './decode.js';
-import { BaoVerifyError } from './decode.js';
+import { BaoVerifyError, checkHash } from './decode.js';
 import { equal } from './equal.js';
 import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
 import { type ByteSource, PieceReader, verifiedStream } from './stream.js';
@@ -22,8 +21,8 @@ export interface VerifiedPiece {
 /**
  * baoTreeDecodeRanges over a stream: the bao-tree encoding of `ranges` of a
  * blob of `size` bytes whose root hash is `hash`, read from `source` (a
- * ReadableStream, a Node Readable or an async iterable of bytes, in pieces
- * of any size), as a stream of verified pieces in order. A mismatch,
+ * ReadableStream, a fetch Response, a Node Readable or an async iterable of
+ * bytes, in pieces of any size), as a stream of verified pieces in order. A mismatch,
  * truncation or extra byte errors the stream with BaoVerifyError, and no
  * piece is passed on before it is verified.
  */
