@@ -37,12 +37,12 @@ export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => v
     // Also tried: hashing the slice as it streams in, through a BYOB reader
     // into one reused 256 KiB buffer. Per 256 MiB File (urandom, cached):
     // ~255 ms instead of ~340, renderer peak growth 17-19 MiB instead of
-    // 35-180 (the dead 8 MiB buffers wait for a GC). But in 9 of ~150
-    // hashes, always around the 11th in a row, a read never answered, first
-    // or mid-slice, in two streams at once (also with one stream per worker,
-    // with double buffering and stopping at the slice's size); the pool's
-    // job timeout rescued each after 30 s. A default reader: no stall in 36,
-    // but ~370 ms. Not kept.
+    // 35-180 (the dead 8 MiB buffers wait for a GC). But a read sometimes
+    // never answered, first or mid-slice, never in a run's first six
+    // hashes: 8 of 136 hashes with one buffer (also with one stream per
+    // worker, and stopping at the slice's size), 9 of 54 with two; the
+    // pool's job timeout rescued each after 30 s. A default reader: no stall
+    // in 36, but ~370 ms. Not kept.
     else bytes.arrayBuffer().then((buffer) => answer(new Uint8Array(buffer)), failed);
   };
 }
