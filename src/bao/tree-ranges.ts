@@ -10,9 +10,10 @@
 // Ranges past the end of the blob ask for its last chunk (a size proof).
 
 import { toBytes, type Input } from '../input.js';
-import { BaoVerifyError, checkHash } from './decode.js';
+import { BaoVerifyError } from './decode.js';
 import { equal } from './equal.js';
 import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
+import { rangeRequest, rangeWalk, type VerifiedPiece } from './range-walk.js';
 import { chunkLogOf, orderOf } from './tree-outboard.js';
 import {
   blockLength,
@@ -173,40 +174,22 @@ export function baoTreeDecodeRanges(
   size: number,
   ranges: ChunkRangeList,
   options?: BaoTreeRangeOptions,
-): { offset: number; bytes: Uint8Array }[] {
-  const minLevel = chunkLogOf(options);
-  const hashing = treeHashingOf(options);
+): VerifiedPiece[] {
   const bytes = toBytes(encoding, 'encoding');
-  const root = checkHash(hash);
-  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`blake3-kit: size must be a non-negative safe integer; got ${String(size)}`);
-  const asked = boundariesOf(ranges);
-  const query = truncate(asked, size);
-  const pieces: { offset: number; bytes: Uint8Array }[] = [];
+  const walk = rangeWalk(rangeRequest(hash, size, ranges, options));
+  const pieces: VerifiedPiece[] = [];
   let cursor = 0;
-  const take = (length: number, offset: number): Uint8Array => {
-    if (cursor + length > bytes.length) throw new BaoVerifyError(`the encoding ends early, at the node for byte ${offset}`, offset);
-    return bytes.subarray(cursor, (cursor += length));
-  };
-  const decode = (start: number, length: number, isRoot: boolean, query: Boundaries, expected: Uint8Array): void => {
-    if (query.length === 0) return;
-    const offset = start * CHUNK_LEN;
-    const { mid, level } = length > CHUNK_LEN ? shape(length) : { mid: 0, level: -1 };
-    if (length <= CHUNK_LEN || (isAll(query) && level < minLevel)) {
-      const data = take(length, offset);
-      if (!equal(leafValue(data, start * CHUNK_LEN, isRoot, hashing), expected))
-        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
-      pieces.push({ offset, bytes: data.slice() });
-      return;
+  for (let step = walk.next(); !step.done; ) {
+    const wanted = step.value;
+    if ('piece' in wanted) {
+      // A view of the encoding until here: the caller gets its own copy.
+      pieces.push({ offset: wanted.piece.offset, bytes: wanted.piece.bytes.slice() });
+      step = walk.next();
+    } else {
+      const end = cursor + wanted.read;
+      step = walk.next(end <= bytes.length ? bytes.subarray(cursor, (cursor = end)) : undefined);
     }
-    const parent = take(PARENT_LEN, offset);
-    if (!equal(parentChainingValue(parent, isRoot, hashing), expected))
-      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
-    const [left, right] = splitInner(query, start, start + mid);
-    const [leftValue, rightValue] = [parent.slice(0, 32), parent.slice(32, 64)];
-    decode(start, mid * CHUNK_LEN, false, left, leftValue);
-    decode(start + mid, length - mid * CHUNK_LEN, false, right, rightValue);
-  };
-  if (asked.length > 0) decode(0, size, true, query, root);
+  }
   if (cursor !== bytes.length) throw new BaoVerifyError(`the encoding has ${bytes.length - cursor} bytes past its last node`);
   return pieces;
 }

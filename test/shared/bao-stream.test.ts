@@ -3,7 +3,7 @@
 // came out before it is exactly the verified prefix of the content.
 import { baoDecodeStream, baoEncode, BaoVerifyError } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { load, piecesOf, random, seed } from './setup.js';
+import { concatBytes, load, piecesOf, random, seed } from './setup.js';
 
 await load();
 const rng = random(seed);
@@ -11,24 +11,15 @@ const rng = random(seed);
 /** Everything the stream gives before it ends or errors. */
 async function drain(stream: ReadableStream<Uint8Array>): Promise<{ out: Uint8Array; error?: unknown }> {
   const parts: Uint8Array[] = [];
-  const joined = () => {
-    const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
-  };
   const reader = stream.getReader();
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return { out: joined() };
+      if (done) return { out: concatBytes(parts) };
       parts.push(value);
     }
   } catch (error) {
-    return { out: joined(), error };
+    return { out: concatBytes(parts), error };
   }
 }
 

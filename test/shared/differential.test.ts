@@ -1,7 +1,7 @@
 // Differential tests against @noble/hashes, an independent implementation.
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { describe, expect, it } from 'vitest';
-import { CONTEXT, KEY, load, random, seed } from './setup.js';
+import { CONTEXT, concatBytes, KEY, load, random, seed } from './setup.js';
 
 const b3 = await load();
 const utf8 = new TextEncoder();
@@ -82,7 +82,7 @@ describe.each(modes)('$name against @noble/hashes (seed $seed)'.replace('$seed',
     // Sequential reads continue where the last one ended.
     reader.position = 7;
     const pieces = [reader.read(57), reader.read(1), reader.read(70_000)];
-    expect(equal(concat(pieces), long.subarray(7, 7 + 57 + 1 + 70_000))).toBe(true);
+    expect(equal(concatBytes(pieces), long.subarray(7, 7 + 57 + 1 + 70_000))).toBe(true);
   });
 });
 
@@ -90,14 +90,4 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-function concat(pieces: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const piece of pieces) {
-    out.set(piece, offset);
-    offset += piece.length;
-  }
-  return out;
 }

@@ -91,3 +91,14 @@ export function randomChunkRanges(rng: ReturnType<typeof random>, chunks: number
   }
   return ranges;
 }
+
+/** `pieces` joined into one array. */
+export function concatBytes(pieces: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}

@@ -1,0 +1,76 @@
+// The walk of a bao-tree range encoding, written once for both decoders: it
+// asks for the encoding's next bytes, checks each node and leaf against the
+// value above it, and hands on each verified piece. baoTreeDecodeRanges
+// feeds it from a buffer, baoTreeDecodeRangesStream from a stream.
+
+import { BaoVerifyError, checkHash } from './decode.js';
+import { equal } from './equal.js';
+import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
+import { chunkLogOf } from './tree-outboard.js';
+import { CHUNK_LEN, leafValue, PARENT_LEN, parentChainingValue, treeHashingOf, type TreeHashing } from './tree.js';
+
+/** A verified piece of the content: whole chunks, or a whole group. */
+export interface VerifiedPiece {
+  offset: number;
+  bytes: Uint8Array;
+}
+
+/** What a decoder was asked to verify, checked. */
+export interface RangeRequest {
+  root: Uint8Array;
+  size: number;
+  /** The ranges past the end cut to the last chunk; none if none were asked. */
+  query: Boundaries;
+  minLevel: number;
+  hashing: TreeHashing;
+}
+
+/** A step of the walk: the next `read` bytes of the encoding, wanted for
+ * the node or leaf at content byte `offset`, or a piece just verified. */
+export type WalkStep = { read: number; offset: number } | { piece: VerifiedPiece };
+
+export function rangeRequest(hash: unknown, size: unknown, ranges: unknown, options: { chunkLog?: number; key?: unknown } | undefined): RangeRequest {
+  const minLevel = chunkLogOf(options);
+  const hashing = treeHashingOf(options);
+  const root = checkHash(hash).slice();
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+    throw new RangeError(`blake3-kit: size must be a non-negative safe integer; got ${String(size)}`);
+  }
+  const asked = boundariesOf(ranges);
+  // Nothing asked, nothing sent (bao-tree checks before truncating).
+  return { root, size, query: asked.length === 0 ? asked : truncate(asked, size), minLevel, hashing };
+}
+
+/** Yields what it needs read (and takes those bytes back from next(), or
+ * undefined where the encoding ended) and each piece once verified; throws
+ * BaoVerifyError at the first node or leaf that does not match. A piece is
+ * the very array it was given. */
+export function* rangeWalk({ root, size, query, minLevel, hashing }: RangeRequest): Generator<WalkStep, void, Uint8Array | undefined> {
+  function* walk(
+    start: number,
+    length: number,
+    isRoot: boolean,
+    query: Boundaries,
+    expected: Uint8Array,
+  ): Generator<WalkStep, void, Uint8Array | undefined> {
+    if (query.length === 0) return;
+    const offset = start * CHUNK_LEN;
+    const { mid, level } = length > CHUNK_LEN ? shape(length) : { mid: 0, level: -1 };
+    if (length <= CHUNK_LEN || (isAll(query) && level < minLevel)) {
+      const bytes = yield { read: length, offset };
+      if (bytes === undefined) throw new BaoVerifyError(`the encoding ends early, in the content at byte ${offset}`, offset);
+      if (!equal(leafValue(bytes, offset, isRoot, hashing), expected))
+        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
+      yield { piece: { offset, bytes } };
+      return;
+    }
+    const node = yield { read: PARENT_LEN, offset };
+    if (node === undefined) throw new BaoVerifyError(`the encoding ends early, at the node for byte ${offset}`, offset);
+    if (!equal(parentChainingValue(node, isRoot, hashing), expected))
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
+    const [left, right] = splitInner(query, start, start + mid);
+    yield* walk(start, mid * CHUNK_LEN, false, left, node.subarray(0, 32));
+    yield* walk(start + mid, length - mid * CHUNK_LEN, false, right, node.subarray(32, 64));
+  }
+  yield* walk(0, size, true, query, root);
+}
