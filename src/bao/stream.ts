@@ -45,7 +45,7 @@ export class PieceReader {
    * gathered into `scratch` when given, which must hold them), or
    * undefined if the source ends first. */
   async read(count: number, scratch?: Uint8Array): Promise<Uint8Array | undefined> {
-    if (this.#piece.length - this.#at >= count) return this.#piece.subarray(this.#at, (this.#at += count));
+    if (this.#left() >= count) return this.#piece.subarray(this.#at, (this.#at += count));
     const out = scratch === undefined ? new Uint8Array(count) : scratch.subarray(0, count);
     return (await this.readInto(out)) ? out : undefined;
   }
@@ -55,8 +55,8 @@ export class PieceReader {
   async readInto(target: Uint8Array): Promise<boolean> {
     let filled = 0;
     while (filled < target.length) {
-      if (this.#at === this.#piece.length && !(await this.#next())) return false;
-      const take = Math.min(target.length - filled, this.#piece.length - this.#at);
+      if (this.#left() === 0 && !(await this.#next())) return false;
+      const take = Math.min(target.length - filled, this.#left());
       target.set(this.#piece.subarray(this.#at, (this.#at += take)), filled);
       filled += take;
     }
@@ -65,8 +65,16 @@ export class PieceReader {
 
   /** Whether the source has ended with nothing left unread. */
   async atEnd(): Promise<boolean> {
-    while (this.#at === this.#piece.length) if (!(await this.#next())) return true;
+    while (this.#left() === 0) if (!(await this.#next())) return true;
     return false;
+  }
+
+  /** Bytes of the current piece not read yet. Its source may detach or
+   * shrink it between reads: that is an error, not an end or a gap. */
+  #left(): number {
+    const left = this.#piece.length - this.#at;
+    if (left < 0) throw new TypeError('blake3-kit: a piece of the source was detached or shrunk while it was being read');
+    return left;
   }
 
   async #next(): Promise<boolean> {

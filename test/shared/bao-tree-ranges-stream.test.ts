@@ -92,6 +92,26 @@ describe(`baoTreeDecodeRangesStream (seed ${seed})`, () => {
     expect(() => baoTreeDecodeRangesStream(source, hash, 10, [[0, 1]], { key: new Uint8Array(3) })).toThrow(/options\.key/);
   });
 
+  it('errors clearly when the source detaches a piece it is still reading', async () => {
+    const content = rng.bytes(300_000);
+    const ranges: Ranges = [[0, Number.POSITIVE_INFINITY]];
+    const { encoding, hash } = baoTreeEncodeRanges(content, ranges);
+    const piece = encoding.slice();
+    let sent = false;
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return controller.close();
+        sent = true;
+        controller.enqueue(piece);
+      },
+    });
+    const reader = baoTreeDecodeRangesStream(source, hash, content.length, ranges).getReader();
+    const first = await reader.read(); // the first group, read from the piece
+    expect(b3.toHex(first.value!.bytes)).toBe(b3.toHex(content.subarray(0, first.value!.bytes.length)));
+    structuredClone(piece.buffer, { transfer: [piece.buffer] });
+    await expect(reader.read()).rejects.toThrow(/detached or shrunk/);
+  });
+
   it('cancels at once while a read of a stalled source is pending, and releases it', async () => {
     const content = rng.bytes(300_000);
     const ranges: Ranges = [[0, Number.POSITIVE_INFINITY]];
