@@ -2,7 +2,7 @@
 // chose (engine.ts): a wasm slot or a native handle.
 
 import { activeEngine, type HasherEngine } from './engine.js';
-import { checkOptions, checkReadEnd, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption } from './input.js';
+import { checkOptions, checkReadEnd, lengthOf, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption } from './input.js';
 import { ownedModeOf, type Mode } from './modes.js';
 
 /** Stands in for `Symbol.dispose` in the types where the consumer's lib has
@@ -117,7 +117,7 @@ export class Hasher {
       return this;
     }
     const bytes = toBytes(input, 'input');
-    const length = bytes.length;
+    const length = lengthOf(bytes);
     if (length < this.#small) {
       const batch = (this.#batch ??= spareBatches.pop() ?? new Uint8Array(BATCH));
       if (this.#batched + length > BATCH) this.#current();

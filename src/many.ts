@@ -3,7 +3,7 @@
 // bundles none of it.
 
 import { activeEngine, nativeManyOps, type ManyInputs } from './engine.js';
-import { checkIntact, checkOptions, outputLength, anySharesBytes, plainBytes, toBytes, type HashOptions, type Input } from './input.js';
+import { checkIntact, checkOptions, lengthOf, outputLength, plainBytes, rangeOf, toBytes, type HashOptions, type Input } from './input.js';
 import { modeOf } from './modes.js';
 import { wasmManyOps } from './wasm/many.js';
 
@@ -32,7 +32,7 @@ function convertItems(inputs: readonly unknown[], items: Uint8Array[], lengths: 
     // The name is built only where an error may need it.
     const bytes = plainBytes(item) ?? (typeof item === 'string' ? encoder.encode(item) : toBytes(item, `inputs[${i}]`));
     items[i] = bytes;
-    lengths[i] = bytes.length;
+    lengths[i] = lengthOf(bytes);
   }
 }
 
@@ -40,7 +40,7 @@ function convertItems(inputs: readonly unknown[], items: Uint8Array[], lengths: 
  * element getters ran after earlier elements were checked. */
 function checkAllIntact(items: readonly Uint8Array[], lengths: ArrayLike<number>, indexed: boolean): void {
   for (let i = 0; i < items.length; i++) {
-    if (items[i]!.length !== lengths[i]) checkIntact(items[i]!, lengths[i]!, indexed ? `inputs[${i}]` : 'inputs');
+    if (lengthOf(items[i]!) !== lengths[i]) checkIntact(items[i]!, lengths[i]!, indexed ? `inputs[${i}]` : 'inputs');
   }
 }
 
@@ -54,16 +54,17 @@ function manyInputs(inputs: unknown, itemLength: unknown): CheckedInputs {
     return { items, lengths };
   }
   const data = toBytes(inputs, 'inputs');
+  const dataLength = lengthOf(data);
   if (itemLength === undefined) {
     throw new TypeError('blake3-kit: inputs must be an array of inputs, or one buffer with options.itemLength');
   }
   if (typeof itemLength !== 'number') throw new TypeError(`blake3-kit: options.itemLength must be a number; got ${typeof itemLength}`);
-  if (!Number.isInteger(itemLength) || itemLength < 1 || data.length % itemLength !== 0) {
+  if (!Number.isInteger(itemLength) || itemLength < 1 || dataLength % itemLength !== 0) {
     throw new RangeError(
-      `blake3-kit: options.itemLength must be a positive integer that divides the ${data.length} bytes of inputs; got ${itemLength}`,
+      `blake3-kit: options.itemLength must be a positive integer that divides the ${dataLength} bytes of inputs; got ${itemLength}`,
     );
   }
-  return { data, itemLength, lengths: [data.length] };
+  return { data, itemLength, lengths: [dataLength] };
 }
 
 /**
@@ -81,21 +82,37 @@ export function hashMany(inputs: readonly Input[] | ArrayBufferView | ArrayBuffe
   const { itemLength, length: lengthOption, into: intoOption, key, context } = options ?? {};
   const batch = manyInputs(inputs, itemLength);
   const length = outputLength(lengthOption, 'options.length');
-  const count = 'data' in batch ? batch.data.length / batch.itemLength : batch.items.length;
+  const count = 'data' in batch ? lengthOf(batch.data) / batch.itemLength : batch.items.length;
   const size = count * length;
   const into = intoOption === undefined ? undefined : toBytes(intoOption, 'options.into');
-  if (into !== undefined && into.length < size) {
-    throw new RangeError(`blake3-kit: options.into must hold ${count} x ${length} = ${size} bytes; it has ${into.length}`);
+  const intoLength = into === undefined ? 0 : lengthOf(into);
+  if (into !== undefined && intoLength < size) {
+    throw new RangeError(`blake3-kit: options.into must hold ${count} x ${length} = ${size} bytes; it has ${intoLength}`);
   }
-  const { mode, key: modeKey } = modeOf(key === undefined && context === undefined ? undefined : { key, context }, 'options', engine.contextKey);
+  const chosen = modeOf(key === undefined && context === undefined ? undefined : { key, context }, 'options', engine.contextKey);
+  // The key copied before any input is hashed: a caller's key may share
+  // memory with `into` or the inputs, or be written by another thread.
+  const modeKey = chosen.key === undefined ? undefined : ownKey(chosen.key);
   const items = 'data' in batch ? [batch.data] : batch.items;
   checkAllIntact(items, batch.lengths, !('data' in batch));
-  // Digests written over inputs not yet hashed would change them: such an
-  // `into` gets them once all are done.
-  const direct = into !== undefined && !anySharesBytes(items, into);
-  const out = direct ? into.subarray(0, size) : new Uint8Array(size);
-  if (count > 0) (nativeManyOps() ?? wasmManyOps).hashMany(mode, modeKey, batch, length, out);
+  // Digests go to memory of our own and reach `into` only once every input
+  // is hashed: no check of `into` against the inputs or the key can be
+  // trusted (two SharedArrayBuffer objects may share memory), and a digest
+  // written over an input not yet hashed would change it.
+  const out = new Uint8Array(size);
+  if (count > 0) (nativeManyOps() ?? wasmManyOps).hashMany(chosen.mode, modeKey, batch, length, out);
   if (into === undefined) return out;
-  if (!direct) into.set(out);
-  return into.length === size ? into : into.subarray(0, size);
+  // A view of our own: the caller's array may have an own `set`.
+  const target = rangeOf(into, 0, size);
+  target.set(out);
+  return intoLength === size ? into : target;
+}
+
+const keyCopy = new Uint8Array(32);
+
+/** `key` (32 bytes, checked) copied into an array of ours, valid until the
+ * next hashMany call. */
+function ownKey(key: Uint8Array): Uint8Array {
+  keyCopy.set(key);
+  return keyCopy;
 }

@@ -4,6 +4,7 @@
 // pool's threads from 1 MiB).
 
 import type { ManyInputs, ManyOps } from '../engine.js';
+import { lengthOf } from '../input.js';
 import { addon } from './addon.js';
 import { nativeHashInto, offHeapKey } from './hash.js';
 
@@ -25,9 +26,10 @@ function separate(mode: number, key: Uint8Array | undefined, items: readonly Uin
     let end = 0;
     while (i + n < items.length && n < ends.length) {
       const item = items[i + n]!;
-      if (item.length >= ALONE_FROM || end + item.length > GATHER) break;
+      const itemLength = lengthOf(item);
+      if (itemLength >= ALONE_FROM || end + itemLength > GATHER) break;
       gathered.set(item, end);
-      end += item.length;
+      end += itemLength;
       ends[n++] = end;
     }
     if (n === 0) {

@@ -1,6 +1,6 @@
 // One-shot hashing in the three modes on wasm.
 
-import { checkContext, checkKey, checkOptions, outputLength, toBytes, type HashOptions, type Input, type LengthOption } from '../input.js';
+import { checkContext, checkKey, checkOptions, lengthOf, outputLength, toBytes, type HashOptions, type Input, type LengthOption } from '../input.js';
 import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, modeOf, notInitialized, type Mode } from '../modes.js';
 import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
 import { fillFromSlot, maxStringUnits, stageString, updateSlotBytes, updateSlotString, wasmContextKeys } from './slot-io.js';
@@ -43,9 +43,10 @@ export function deriveKey(context: string, keyMaterial: Input, options?: LengthO
  * loaded with `key` (the key, or derive_key's context key). */
 export function hashModeInto(mode: Mode, key: Uint8Array | undefined, bytes: Uint8Array, out: Uint8Array): void {
   if (key !== undefined) keyArea.set(key);
-  if (bytes.length <= stagingLen && out.length <= stagingLen) {
+  const length = lengthOf(bytes);
+  if (length <= stagingLen && out.length <= stagingLen) {
     staging.set(bytes);
-    const code = core!.hash_oneshot(mode, bytes.length, out.length);
+    const code = core!.hash_oneshot(mode, length, out.length);
     if (code < 0) fail(code, 'hash_oneshot');
     out.set(out.length === stagingLen ? staging : staging.subarray(0, out.length));
     return;
@@ -61,9 +62,10 @@ function hashInMode(input: Input, mode: Mode, outLength: number): Uint8Array {
     return throughSlot(input, mode, outLength);
   }
   const bytes = toBytes(input, 'input');
-  if (bytes.length <= stagingLen && outLength <= stagingLen) {
+  const length = lengthOf(bytes);
+  if (length <= stagingLen && outLength <= stagingLen) {
     staging.set(bytes);
-    return oneShot(mode, bytes.length, outLength);
+    return oneShot(mode, length, outLength);
   }
   return throughSlot(bytes, mode, outLength);
 }

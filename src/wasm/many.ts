@@ -2,6 +2,7 @@
 // their digests (crate/wasm/src/many.rs hashes them four lanes wide).
 
 import type { ManyInputs, ManyOps } from '../engine.js';
+import { lengthOf, rangeOf } from '../input.js';
 import type { Mode } from '../modes.js';
 import { core, fail, keyArea, staging, stagingLen } from './core.js';
 import { hashModeInto } from './hash.js';
@@ -19,17 +20,17 @@ function run(mode: Mode, count: number, itemLength: number, endsAt: number, outA
 }
 
 function equalLengths(mode: Mode, key: Uint8Array | undefined, data: Uint8Array, itemLength: number, length: number, out: Uint8Array): void {
-  const count = data.length / itemLength;
+  const count = lengthOf(data) / itemLength;
   const perCall = Math.floor(stagingLen / (itemLength + length));
   for (let i = 0; i < count; ) {
     if (perCall === 0 || length > MAX_BATCHED_OUTPUT) {
-      hashModeInto(mode, key, data.subarray(i * itemLength, (i + 1) * itemLength), out.subarray(i * length, (i + 1) * length));
+      hashModeInto(mode, key, rangeOf(data, i * itemLength, (i + 1) * itemLength), out.subarray(i * length, (i + 1) * length));
       i++;
       continue;
     }
     const n = Math.min(perCall, count - i);
     if (key !== undefined) keyArea.set(key);
-    staging.set(data.subarray(i * itemLength, (i + n) * itemLength));
+    staging.set(rangeOf(data, i * itemLength, (i + n) * itemLength));
     run(mode, n, itemLength, 0, n * itemLength, length, out, i);
     i += n;
   }
@@ -41,7 +42,7 @@ function separate(mode: Mode, key: Uint8Array | undefined, items: readonly Uint8
     let n = 0;
     let bytes = 0;
     while (i + n < items.length && length <= MAX_BATCHED_OUTPUT) {
-      const next = bytes + items[i + n]!.length;
+      const next = bytes + lengthOf(items[i + n]!);
       if (next + (n + 1) * (4 + length) + 3 > stagingLen) break;
       bytes = next;
       n++;
@@ -58,7 +59,7 @@ function separate(mode: Mode, key: Uint8Array | undefined, items: readonly Uint8
     for (let j = 0; j < n; j++) {
       const item = items[i + j]!;
       staging.set(item, end);
-      end += item.length;
+      end += lengthOf(item);
       view.setUint32(endsAt + 4 * j, end, true);
     }
     run(mode, n, ENDS, endsAt, endsAt + 4 * n, length, out, i);

@@ -2,6 +2,7 @@
 // staging-sized pieces: into hasher slots (one-shots of large inputs,
 // Hasher, XofReader), and strings as UTF-8 without an intermediate copy.
 
+import { lengthOf, rangeOf } from '../input.js';
 import { contextKeyCache } from '../modes.js';
 import { core, fail, keyArea, staging, stagingLen } from './core.js';
 
@@ -51,7 +52,7 @@ export const wasmContextKeys = contextKeyCache((context) => {
 });
 
 export function updateSlotBytes(slot: number, bytes: Uint8Array): void {
-  const length = bytes.length;
+  const length = lengthOf(bytes);
   if (length <= stagingLen) {
     staging.set(bytes);
     const code = core!.hasher_update(slot, length);
@@ -59,9 +60,9 @@ export function updateSlotBytes(slot: number, bytes: Uint8Array): void {
     return;
   }
   for (let offset = 0; offset < length; offset += stagingLen) {
-    const piece = bytes.subarray(offset, offset + stagingLen);
-    staging.set(piece);
-    const code = core!.hasher_update(slot, piece.length);
+    const end = Math.min(length, offset + stagingLen);
+    staging.set(rangeOf(bytes, offset, end));
+    const code = core!.hasher_update(slot, end - offset);
     if (code < 0) fail(code, 'hasher_update');
   }
 }

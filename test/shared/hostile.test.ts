@@ -2,7 +2,7 @@
 // views whose methods and getters lie or throw, detached buffers, streams
 // that never answer. Every case gets the digest of the real bytes or a clear
 // error, and nothing hangs.
-import { configureParallel, hashParallel, hashStream } from 'blake3-kit';
+import { configureParallel, hashMany, hashParallel, hashStream } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
 import { KEY, load, pattern, thrownBy } from './setup.js';
 
@@ -95,6 +95,38 @@ describe('views are read without calling their own methods or getters', () => {
       createHasher().update(bytes).digestInto(out);
       expect(toHex(out)).toBe(toHex(hash(bytes, { length: 40 })));
     });
+  }
+
+  /** A plain Uint8Array (the prototype every fast path looks for) holding
+   * `bytes`, with own `length` and `subarray` properties that lie. */
+  function withOwnLies(bytes: Uint8Array, getter: boolean): Uint8Array {
+    const liar = bytes.slice();
+    let reads = 0;
+    Object.defineProperty(liar, 'length', getter ? { get: () => (reads++ === 0 ? bytes.length : 1) } : { value: 1 });
+    Object.defineProperty(liar, 'subarray', { value: () => new Uint8Array(1) });
+    Object.defineProperty(liar, 'constructor', { value: Poisoned });
+    return liar;
+  }
+
+  for (const length of [5, 64, 1024, 64 * 1024 + 7, 300 * 1024]) {
+    for (const getter of [false, true]) {
+      it(`a plain Uint8Array of ${length} bytes with an own ${getter ? 'getter' : 'value'} for length, and own subarray, hashes as its bytes`, () => {
+        const bytes = pattern(length);
+        const want = toHex(hash(bytes));
+        expect(toHex(hash(withOwnLies(bytes, getter)))).toBe(want);
+        expect(toHex(keyedHash(KEY, withOwnLies(bytes, getter)))).toBe(toHex(keyedHash(KEY, bytes)));
+        expect(toHex(createHasher().update(withOwnLies(bytes, getter)).digest())).toBe(want);
+        const many = hashMany([withOwnLies(bytes, getter), bytes, withOwnLies(bytes, getter)]);
+        expect(toHex(many)).toBe(want.repeat(3));
+        const twice = new Uint8Array(2 * length);
+        twice.set(bytes);
+        twice.set(bytes, length);
+        expect(toHex(hashMany(withOwnLies(twice, getter), { itemLength: length }))).toBe(want.repeat(2));
+        // A key with a lying length is its 32 bytes, or refused.
+        expect(toHex(keyedHash(withOwnLies(KEY, getter), bytes))).toBe(toHex(keyedHash(KEY, bytes)));
+        expect(toHex(hashMany([bytes], { key: withOwnLies(KEY, getter) }))).toBe(toHex(keyedHash(KEY, bytes)));
+      });
+    }
   }
 
   it('a DataView and other typed arrays hash their bytes in memory order', () => {

@@ -4,7 +4,7 @@
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { hashMany } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { CONTEXT, KEY, load, random, seed, thrownBy } from './setup.js';
+import { CONTEXT, KEY, concatBytes, load, random, seed, thrownBy } from './setup.js';
 
 const b3 = await load();
 const rng = random(seed);
@@ -160,5 +160,52 @@ describe('hashMany', () => {
     const error = thrownBy(() => hashMany(shrunk));
     expect(error).toBeInstanceOf(TypeError);
     expect(String(error)).toMatch(/inputs\[1\]/);
+  });
+
+  // Two SharedArrayBuffer objects over one memory (structuredClone of one in
+  // the same thread gives a second): no check of buffer identity sees that.
+  const sharedClone = typeof SharedArrayBuffer === 'function' && typeof structuredClone === 'function';
+
+  it.runIf(sharedClone)('hashes the inputs as they were when `into` is a second SharedArrayBuffer object over them', () => {
+    // 4096 inputs of 64 bytes (several staging buffers, several lane
+    // groups), digests written from the middle: before, the digests of early
+    // inputs were written over later inputs not yet hashed.
+    const itemLength = 64;
+    const count = 4096;
+    const shared = new SharedArrayBuffer(itemLength * count + 32 * count);
+    const data = new Uint8Array(shared, 0, itemLength * count);
+    data.set(rng.bytes(data.length));
+    const copies = Array.from({ length: count }, (_, i) => data.slice(i * itemLength, (i + 1) * itemLength));
+    const alias = structuredClone(shared);
+    expect(alias).not.toBe(shared);
+    const from = (itemLength * count) / 2;
+    for (const [inputs, options] of [
+      [data, { itemLength }],
+      [copies.map((_, i) => new Uint8Array(shared, i * itemLength, itemLength)), {}],
+    ] as const) {
+      data.set(concatBytes(copies));
+      const into = new Uint8Array(alias, from, 32 * count);
+      const out = hashMany(inputs as Uint8Array, { ...options, into });
+      expect(out.buffer).toBe(alias);
+      expectEach(out, copies, {}, 32);
+      // Bytes before `into` are inputs no digest may touch.
+      expect(data.subarray(0, from)).toEqual(concatBytes(copies.slice(0, count / 2)));
+    }
+  });
+
+  it('keys every input with the key as it was when the call began, even when `into` is over the key', () => {
+    // Inputs hashed one at a time (64 KiB and more) and in batches, so the
+    // key is loaded again after digests are out: before, the first digest
+    // became the key of the rest.
+    const inputs = [rng.bytes(70_000), rng.bytes(64), rng.bytes(100), rng.bytes(66_000), rng.bytes(3000)];
+    const buffers: ArrayBufferLike[] = [new ArrayBuffer(32 * inputs.length)];
+    if (sharedClone) buffers.push(new SharedArrayBuffer(32 * inputs.length));
+    for (const buffer of buffers) {
+      const key = new Uint8Array(buffer, 32, 32);
+      key.set(KEY);
+      const over = buffer instanceof ArrayBuffer ? buffer : structuredClone(buffer);
+      const out = hashMany(inputs, { key, into: new Uint8Array(over) });
+      expectEach(out, inputs, { key: KEY }, 32);
+    }
   });
 });
