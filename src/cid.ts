@@ -18,6 +18,10 @@ export const BLAKE3_MULTIHASH = 0x1e;
 export const RAW_CODEC = 0x55;
 /** Digest lengths a BLAKE3 multihash may have here (32 is the default). */
 const MAX_DIGEST = 64;
+/** The longest CID string parsed: a CID of a 64-byte digest is 110
+ * characters in base32, at most 94 in base58btc. Base58 decoding is quadratic (a
+ * 120 KB string took 5 s), so longer strings are refused unread. */
+const MAX_CID_TEXT = 512;
 
 export type CidBase = 'base32' | 'base58btc';
 
@@ -57,8 +61,9 @@ export function cid(digest: ArrayBufferView | ArrayBufferLike, options?: { base?
   return base === 'base32' ? `b${toBase32(bytes)}` : `z${toBase58(bytes)}`;
 }
 
-/** A CIDv1 string (base32 or base58btc) or its bytes, checked to be the raw
- * CID of a BLAKE3 digest. */
+/** A CIDv1 string (base32 or base58btc, ASCII only, at most 512
+ * characters: RangeError past that) or its bytes, checked to be the raw CID
+ * of a BLAKE3 digest. */
 export function parseCid(text: string | ArrayBufferView | ArrayBufferLike): ParsedCid {
   const bytes = typeof text === 'string' ? decodeMultibase(text) : toBytes(text, 'cid');
   const [version, afterVersion] = decodeVarint(bytes, 0, 'cid');
@@ -71,6 +76,8 @@ export function parseCid(text: string | ArrayBufferView | ArrayBufferLike): Pars
 }
 
 function decodeMultibase(text: string): Uint8Array {
+  if (text.length > MAX_CID_TEXT)
+    throw new RangeError(`blake3-kit: cid is ${text.length} characters; a CID string is at most ${MAX_CID_TEXT} (a 64-byte digest's is 110)`);
   if (text.length === 46 && text.startsWith('Qm')) throw new RangeError('blake3-kit: cid is a CIDv0, which is always sha2-256, never BLAKE3');
   const prefix = text[0];
   const body = text.slice(1);

@@ -21,6 +21,17 @@ export function toBase32(bytes: Uint8Array): string {
   return out;
 }
 
+/** Base32 digits by character code, either case, ASCII only: -1 for the
+ * rest. toLowerCase() would also fold the Kelvin sign (U+212A) to 'k'. */
+const BASE32_DIGITS = (() => {
+  const digits = new Int8Array(128).fill(-1);
+  for (let digit = 0; digit < 32; digit++) {
+    digits[BASE32.charCodeAt(digit)] = digit;
+    digits[BASE32.toUpperCase().charCodeAt(digit)] = digit;
+  }
+  return digits;
+})();
+
 /** Base32 (either case) back to bytes; null if a character is not base32
  * or the trailing bits are not zero (a non-canonical string). */
 export function fromBase32(text: string): Uint8Array | null {
@@ -28,8 +39,8 @@ export function fromBase32(text: string): Uint8Array | null {
   let bits = 0;
   let value = 0;
   let at = 0;
-  for (const char of text.toLowerCase()) {
-    const digit = BASE32.indexOf(char);
+  for (let i = 0; i < text.length; i++) {
+    const digit = BASE32_DIGITS[text.charCodeAt(i)] ?? -1;
     if (digit < 0) return null;
     value = ((value << 5) | digit) & 0xfff;
     bits += 5;
@@ -67,7 +78,8 @@ export function toBase58(bytes: Uint8Array): string {
   );
 }
 
-/** Base58btc back to bytes; null if a character is not in the alphabet. */
+/** Base58btc back to bytes; null if a character is not in the alphabet.
+ * Quadratic in the length, as base conversion is: callers bound it. */
 export function fromBase58(text: string): Uint8Array | null {
   let zeros = 0;
   while (zeros < text.length && text[zeros] === '1') zeros++;

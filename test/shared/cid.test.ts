@@ -94,6 +94,35 @@ describe('malformed CIDs and multihashes are clear errors', () => {
     failsWith(() => cid(digest, { base: 'base64' as never }), RangeError, /options\.base/);
   });
 
+  it('ASCII only: no Unicode lookalike stands for a base32 or base58 digit', () => {
+    const text = cid(digest);
+    expect(text[3]).toBe('k'); // bafkr4…
+    expect(parseCid(text.toUpperCase()).digest).toEqual(digest);
+    // The Kelvin sign lower-cases to 'k', long s and dotless i upper-case to
+    // 'S' and 'I', fullwidth forms normalize (NFKC) to ASCII.
+    for (const lookalike of ['\u212a', '\u017f', '\u0131', '\u0130', '\uff4b', '\uff2b']) {
+      for (const form of [text, text.toUpperCase()]) {
+        failsWith(() => parseCid(form.slice(0, 3) + lookalike + form.slice(4)), RangeError, /not valid base32/);
+      }
+    }
+    const z = cid(digest, { base: 'base58btc' });
+    failsWith(() => parseCid(z.slice(0, 3) + String.fromCharCode(0xff10 + 2) + z.slice(4)), RangeError, /not valid base58btc/);
+  });
+
+  it('refuses a string longer than any CID before decoding it', () => {
+    const started = Date.now();
+    // Valid base58: decoded, it took ~5 s (quadratic) to fail.
+    failsWith(() => parseCid(`z${'2'.repeat(120_000)}`), RangeError, /120001 characters; a CID string is at most 512/);
+    failsWith(() => parseCid(`b${'a'.repeat(120_000)}`), RangeError, /at most 512/);
+    expect(Date.now() - started).toBeLessThan(1000);
+    // The longest real CIDs (64-byte digests) are well inside it.
+    const long = rng.bytes(64);
+    expect(parseCid(cid(long)).digest).toEqual(long);
+    expect(parseCid(cid(long, { base: 'base58btc' })).digest).toEqual(long);
+    expect(cid(long).length).toBe(110);
+    expect(cid(long, { base: 'base58btc' }).length).toBeLessThanOrEqual(94);
+  });
+
   it('TypeError for wrong types', () => {
     failsWith(() => cid('abc' as never), TypeError, /digest/);
     failsWith(() => parseCid(42 as never), TypeError, /cid/);
