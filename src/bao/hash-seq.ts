@@ -10,13 +10,17 @@ const HASH_LEN = 32;
 export function hashSeq(hashes: readonly (ArrayBufferView | ArrayBufferLike)[]): Uint8Array {
   if (!Array.isArray(hashes)) throw new TypeError('blake3-kit: hashes must be an array of 32-byte hashes');
   // The length and each element read once (getters could answer differently
-  // the second time), all checked before anything is written.
+  // the second time), all checked before anything is written. Each hash is
+  // copied as it is read: a later element's getter could shrink or detach
+  // an earlier one's buffer, whose view would then write zeros.
   const count = hashes.length;
   const items: Uint8Array[] = [];
   for (let i = 0; i < count; i++) {
     const bytes = toBytes(hashes[i], `hashes[${i}]`);
     if (bytes.length !== HASH_LEN) throw new RangeError(`blake3-kit: hashes[${i}] must be 32 bytes; got ${bytes.length}`);
-    items.push(bytes);
+    const copy = new Uint8Array(HASH_LEN);
+    copy.set(bytes);
+    items.push(copy);
   }
   const out = new Uint8Array(count * HASH_LEN);
   for (let i = 0; i < count; i++) out.set(items[i]!, i * HASH_LEN);

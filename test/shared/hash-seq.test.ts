@@ -43,4 +43,40 @@ describe(`HashSeq (seed ${seed})`, () => {
     expect(hashSeq(list).length).toBe(64);
     expect(reads).toBe(1);
   });
+
+  it('lists each hash as it was when read, whatever later getters do to its buffer', () => {
+    const a = hash('a');
+    const b = hash('b');
+    const expected = toHex(a) + toHex(b);
+    // A later element's getter detaches (transfers) an earlier one's buffer.
+    const detached = new Uint8Array(a);
+    const list: Uint8Array[] = [detached];
+    Object.defineProperty(list, 1, {
+      get: () => {
+        structuredClone(detached.buffer, { transfer: [detached.buffer] });
+        return b;
+      },
+      enumerable: true,
+    });
+    expect(toHex(hashSeq(list))).toBe(expected);
+    expect(detached.length).toBe(0);
+    // Or rewrites it in place (its bytes were copied when read).
+    const rewritten = new Uint8Array(a);
+    const list2: Uint8Array[] = [rewritten];
+    Object.defineProperty(list2, 1, { get: () => (rewritten.fill(0), b), enumerable: true });
+    expect(toHex(hashSeq(list2))).toBe(expected);
+    // Or shrinks a resizable buffer, where the runtime has them.
+    const Resizable = ArrayBuffer as unknown as new (
+      length: number,
+      options: { maxByteLength: number },
+    ) => ArrayBuffer & { resize?: (n: number) => void };
+    const buffer = new Resizable(32, { maxByteLength: 64 });
+    if (typeof buffer.resize === 'function') {
+      const shrinking = new Uint8Array(buffer);
+      shrinking.set(a);
+      const list3: Uint8Array[] = [shrinking];
+      Object.defineProperty(list3, 1, { get: () => (buffer.resize!(0), b), enumerable: true });
+      expect(toHex(hashSeq(list3))).toBe(expected);
+    }
+  });
 });
