@@ -71,9 +71,11 @@ async function blobOutboard(pool: ChunkValuePool, blob: Blob, progress: AsyncHas
   return fromChunkValues(values, length, undefined);
 }
 
+/** A source readSource reads: a ReadableStream, a fetch Response (its
+ * body), or an async iterable. */
 function isStream(input: unknown): input is StreamSource {
   if (input === null || typeof input !== 'object') return false;
-  return typeof (input as ReadableStream).getReader === 'function' || Symbol.asyncIterator in input;
+  return typeof (input as ReadableStream).getReader === 'function' || Symbol.asyncIterator in input || ('body' in input && 'bodyUsed' in input);
 }
 
 async function streamOutboard(pool: ChunkValuePool, source: StreamSource, progress: AsyncHashOptions): Promise<BaoEncoding> {

@@ -21,8 +21,15 @@ export interface BaoEncoding {
 
 const encoder = new TextEncoder();
 
-/** Bytes of the Bao encoding of `length` content bytes. */
+/** Bytes of the Bao encoding of `length` content bytes (a non-negative
+ * safe integer), or of its outboard with `{ outboard: true }`. */
 export function baoEncodedLength(length: number, options?: BaoEncodeOptions): number {
+  if (typeof length !== 'number') throw new TypeError(`blake3-kit: length must be a number; got ${length === null ? 'null' : typeof length}`);
+  if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`blake3-kit: length must be a non-negative safe integer; got ${length}`);
+  checkOptions(options, 'options');
+  const outboard = options?.outboard;
+  if (outboard !== undefined && typeof outboard !== 'boolean')
+    throw new TypeError(`blake3-kit: options.outboard must be a boolean; got ${outboard === null ? 'null' : typeof outboard}`);
   return HEADER_LEN + parentsLength(length, blockLength(0)) + (options?.outboard ? 0 : length);
 }
 
