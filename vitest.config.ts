@@ -44,6 +44,7 @@ function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfigurati
         'test/node/file.test.ts',
         'test/node/large.test.ts',
         'test/node/async-native.test.ts',
+        'test/node/bao-fuzz.test.ts',
         ...(backend === 'auto' ? ['test/node/native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', 'test/node/cli.test.ts'] : []),
       ],
       env: { BLAKE3_KIT_BACKEND: backend },

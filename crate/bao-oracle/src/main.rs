@@ -10,6 +10,11 @@
 //! ...], ...]`, null for an open end) at each chunk_log. With `"key": [32
 //! numbers]` in the request, also bao-tree's keyed outboards and range
 //! encodings (its `keyed_*` functions) at chunk_log 0, 2 and 4.
+//!
+//! With the argument `decode`, the other way round: the crates' decoders
+//! over encodings given on stdin (src/decode.rs).
+
+mod decode;
 
 use std::io::{Cursor, Read};
 
@@ -64,9 +69,13 @@ fn tree(input: &[u8], chunk_log: u8, sets: &[Value], key: Option<&[u8; 32]>) -> 
 }
 
 fn main() {
-    let mut request = String::new();
-    std::io::stdin().read_to_string(&mut request).expect("stdin");
-    let request: Value = serde_json::from_str(&request).expect("a JSON request");
+    let mut request = Vec::new();
+    std::io::stdin().read_to_end(&mut request).expect("stdin");
+    if std::env::args().nth(1).as_deref() == Some("decode") {
+        println!("{}", decode::run(&request));
+        return;
+    }
+    let request: Value = serde_json::from_slice(&request).expect("a JSON request");
     let seed = request["seed"].as_u64().expect("seed");
     let key: Option<[u8; 32]> = request["key"].as_array().map(|bytes| {
         let bytes: Vec<u8> = bytes.iter().map(|b| b.as_u64().expect("a key byte") as u8).collect();
