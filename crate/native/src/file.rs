@@ -27,6 +27,11 @@ pub const MMAP_MIN: u64 = 16 * 1024;
 /// the same (4359 / 6002).
 pub const READ_BUF: usize = 4 * 1024 * 1024;
 
+/// The read buffer for files that report less than `READ_BUF` past the
+/// offset (procfs: 0 bytes, sysfs: 4096, pipes: 0): what upstream's
+/// `update_reader`, and so b3sum --no-mmap, reads with.
+const READ_SMALL: usize = 64 * 1024;
+
 /// Hashes bytes `[offset, offset + length)` of the open file `fd` into
 /// `hasher`, stopping early (not failing) at end of file; returns how many
 /// bytes were hashed. The fd is borrowed: neither closed nor moved (`pread`
@@ -97,8 +102,13 @@ fn update_mapped(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, len
 }
 
 fn update_read(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, length: u64) -> io::Result<u64> {
-    // One buffer for the whole range, no larger than the range.
-    let mut buf = vec![0u8; usize::try_from(length).map_or(READ_BUF, |l| l.min(READ_BUF))];
+    // One buffer for the whole range, READ_BUF only for files that say they
+    // hold that much: kernel files refuse large reads (a procfs sysctl file
+    // fails a 4 MiB read with ENOMEM, its kmalloc limit). The size is a
+    // hint for the buffer alone; reads go on to the end whatever it says.
+    let reported = file.metadata().map_or(0, |meta| meta.len().saturating_sub(offset));
+    let size = usize::try_from(reported).map_or(READ_BUF, |r| r.clamp(READ_SMALL, READ_BUF));
+    let mut buf = vec![0u8; usize::try_from(length).map_or(size, |l| l.min(size))];
     let mut hashed = 0u64;
     while hashed < length {
         let want = usize::try_from(length - hashed).map_or(buf.len(), |l| l.min(buf.len()));
@@ -183,8 +193,15 @@ mod tests {
 
     #[test]
     fn kernel_files_are_hashed_to_their_end_not_their_size() {
-        // procfs reports 0 bytes, sysfs 4096, for a few dozen bytes.
-        for path in ["/proc/version", "/sys/kernel/mm/transparent_hugepage/enabled", "/sys/devices/system/cpu/online"] {
+        // procfs reports 0 bytes, sysfs 4096, for a few dozen bytes; sysctl
+        // files also fail reads of 4 MiB (ENOMEM).
+        let kernel_files = [
+            "/proc/version",
+            "/proc/sys/kernel/osrelease",
+            "/sys/kernel/mm/transparent_hugepage/enabled",
+            "/sys/devices/system/cpu/online",
+        ];
+        for path in kernel_files {
             let Some((size, content)) = lying(path) else { continue };
             assert_ne!(size, content.len() as u64, "{path} no longer misreports its size");
             let expected = blake3::hash(&content);
@@ -192,7 +209,7 @@ mod tests {
                 assert_eq!(hash_path(path, mmap), expected.as_bytes(), "{path} hash_file mmap={mmap}");
                 let file = File::open(path).unwrap();
                 let mut hasher = Hasher::new();
-                let n = update_from_fd(&mut hasher, file.as_raw_fd(), 0, 1 << 20, mmap).unwrap();
+                let n = update_from_fd(&mut hasher, file.as_raw_fd(), 0, u64::MAX, mmap).unwrap();
                 assert_eq!(n, content.len() as u64, "{path} update_from_fd mmap={mmap}");
                 assert_eq!(hasher.finalize(), expected);
             }
