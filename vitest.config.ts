@@ -42,6 +42,8 @@ function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfigurati
       include: [
         ...shared,
         'test/node/file.test.ts',
+        'test/node/fifo.test.ts',
+        'test/node/odd-files.test.ts',
         'test/node/large.test.ts',
         'test/node/async-native.test.ts',
         'test/node/bao-fuzz.test.ts',

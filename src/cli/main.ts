@@ -10,7 +10,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import { NativeHasher, configureParallel, init, toHex, type Blake3, type Blake3Hasher, type KeyOption } from '../node.js';
-import { feedFile, openFile } from '../node/feed.js';
+import { feedFile, OpenFile } from '../node/feed.js';
 import { parseOptions, UsageError, type Options } from './args.js';
 import { rawArgs } from './argv.js';
 import { displayPath, parseCheckLine, printablePath } from './check-format.js';
@@ -44,6 +44,8 @@ const STRERROR: Record<string, string> = {
   EINVAL: 'Invalid argument',
   ENODEV: 'No such device',
   ETXTBSY: 'Text file busy',
+  ENOMEM: 'Cannot allocate memory',
+  EAGAIN: 'Resource temporarily unavailable',
 };
 
 function describe(error: unknown): string {
@@ -74,7 +76,7 @@ async function feed(path: Buffer, hasher: Blake3Hasher, options: Options): Promi
     for (const chunk of chunks(STDIN)) hasher.update(chunk);
     return;
   }
-  const file = await openFile(path);
+  const file = await OpenFile.open(path);
   try {
     const progress = Progress.maybe(file.stats.size, displayPath(path));
     let shown = 0;
@@ -84,10 +86,10 @@ async function feed(path: Buffer, hasher: Blake3Hasher, options: Options): Promi
         progress.advance(done - shown);
         shown = done;
       });
-    await feedFile(path, file, hasher, { mmap: !options.noMmap, progress: advance, shrunk: 'hash' });
+    await feedFile(file, hasher, { mmap: !options.noMmap, progress: advance, shrunk: 'hash' });
     progress?.finish();
   } finally {
-    await file.handle.close();
+    await file.close();
   }
 }
 

@@ -3,6 +3,9 @@
 // a few dozen. Shared by hashFile() and the CLI, whose policies differ where
 // b3sum's do (see FeedPolicy).
 //
+// A file is opened once and everything reads that one descriptor: a FIFO
+// opened a second time after its writer has gone never reports its end (the
+// kernel signals hang-up only to readers that were there for a writer).
 // Regular files: with a NativeHasher, the official crate reads (or maps)
 // them off the JS thread on all cores, in NATIVE_STEP steps when there is
 // progress to report or a signal to watch, else in one task; otherwise two
@@ -11,15 +14,19 @@
 // as they flow, polled by libuv, so that an abort ends the wait for a writer
 // or for data. Other files (devices) are read sequentially.
 
-import { constants, open as openFd, type PathLike, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { close, constants, fstat, open, read, type PathLike, type Stats } from 'node:fs';
+import { once } from 'node:events';
 import { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import type { Hasher } from '../hasher.js';
 import { NATIVE_STEP } from '../native/absorb.js';
 import type { NativeHasher } from '../native/hasher.js';
 
 /** Bytes per read on this thread. */
 const READ_BYTES = 1 << 20;
+/** Milliseconds between reads of a device that has nothing yet. */
+const DEVICE_PAUSE = 10;
 /** Opening a FIFO without it waits for a writer, in a libuv thread that no
  * abort can free. It changes nothing for regular files. */
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -58,29 +65,73 @@ export interface FeedPolicy {
   shrunk: 'reject' | 'hash';
 }
 
-/** An open file and what fstat said of it at open. */
-export interface OpenFile {
-  handle: FileHandle;
-  stats: Stats;
-  /** How errors name it. */
-  name: string;
-}
+const openFd = promisify(open);
+const fstatFd = promisify(fstat);
+const closeFd = promisify(close);
+const readFd = promisify(read);
 
-/** Opens `path` for hashing (never blocking on a FIFO without a writer). */
-export async function openFile(path: PathLike): Promise<OpenFile> {
-  const name = pathName(path);
-  const handle = await open(path, OPEN_FLAGS);
-  try {
-    return { handle, stats: await handle.stat(), name };
-  } catch (error) {
-    await handle.close();
-    throw error;
+/** A file opened once for hashing; everything reads its one descriptor. */
+export class OpenFile {
+  /** What fstat said of it at open. */
+  readonly stats: Stats;
+  /** How errors name it. */
+  readonly name: string;
+  readonly fd: number;
+  /** A FIFO's or pipe's reader, which owns the descriptor once made. */
+  #socket: Socket | undefined;
+  #closed = false;
+
+  private constructor(fd: number, stats: Stats, name: string) {
+    this.fd = fd;
+    this.stats = stats;
+    this.name = name;
+  }
+
+  /** Opens `path` for hashing, never blocking on a FIFO without a writer. */
+  static async open(path: PathLike): Promise<OpenFile> {
+    const name = pathName(path);
+    const fd = await openFd(path, OPEN_FLAGS);
+    try {
+      return new OpenFile(fd, await fstatFd(fd), name);
+    } catch (error) {
+      await closeFd(fd);
+      throw error;
+    }
+  }
+
+  /** Reads into all of `into` at most, from `position` (null: where the
+   * descriptor stands); resolves to the bytes read, 0 at the end. */
+  async read(into: Uint8Array, position: number | null): Promise<number> {
+    return (await readFd(this.fd, into, 0, into.length, position)).bytesRead;
+  }
+
+  stat(): Promise<Stats> {
+    return fstatFd(this.fd);
+  }
+
+  /** The descriptor as a socket that libuv polls, so that no thread blocks
+   * in read() and an abort, which destroys it, ends any wait at once. The
+   * socket closes the descriptor. */
+  socket(): Socket {
+    this.#socket ??= new Socket({ fd: this.fd, readable: true, writable: false });
+    return this.#socket;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const socket = this.#socket;
+    if (socket === undefined) return closeFd(this.fd);
+    if (socket.closed) return;
+    const closed = once(socket, 'close');
+    socket.destroy();
+    await closed;
   }
 }
 
 /** Throws FileTruncatedError if `file` is now shorter than when opened. */
 export async function checkNotShrunk(file: OpenFile, cause?: unknown): Promise<void> {
-  const now = (await file.handle.stat()).size;
+  const now = (await file.stat()).size;
   if (now < file.stats.size) throw new FileTruncatedError(file.name, file.stats.size, now, cause === undefined ? undefined : { cause });
 }
 
@@ -91,17 +142,17 @@ export function addonTruncated(e: unknown): boolean {
 }
 
 /** Feeds all of `file`'s content to `hasher` under `policy`. */
-export async function feedFile(path: PathLike, file: OpenFile, hasher: Hasher, policy: FeedPolicy): Promise<void> {
+export async function feedFile(file: OpenFile, hasher: Hasher, policy: FeedPolicy): Promise<void> {
   const { stats } = file;
   const { signal, progress } = policy;
-  if (stats.isFIFO()) return readPipe(path, hasher, signal, progress);
+  if (stats.isFIFO()) return readPipe(file, hasher, signal, progress);
   // Devices; a directory fails here with EISDIR.
-  if (!stats.isFile()) return readSequentially(file.handle, hasher, signal, progress);
+  if (!stats.isFile()) return readSequentially(file, hasher, signal, progress);
   const size = stats.size;
   const report = progress && ((done: number) => progress(done, done <= size ? size : undefined));
   try {
     if (onAddon(hasher)) await readNative(file, hasher, policy, report);
-    else await readRegular(file.handle, hasher, signal, report);
+    else await readRegular(file, hasher, signal, report);
     if (policy.shrunk === 'reject') await checkNotShrunk(file);
   } catch (e) {
     if (addonTruncated(e) && policy.shrunk === 'reject') await checkNotShrunk(file, e);
@@ -128,7 +179,7 @@ async function readNative(file: OpenFile, hasher: NativeHasher, policy: FeedPoli
   for (let done = 0; done < end; ) {
     signal?.throwIfAborted();
     const want = Math.min(step, end - done);
-    const got = await hasher.updateFromFd(file.handle.fd, done, want, map, signal);
+    const got = await hasher.updateFromFd(file.fd, done, want, map, signal);
     done += got;
     if (got > 0) report?.(done);
     if (got < want) return; // end of file
@@ -146,21 +197,21 @@ export function pathName(path: unknown): string {
 /** A regular file on this thread, to its end: two buffers, the next read in
  * flight while the current piece is hashed. */
 async function readRegular(
-  file: FileHandle,
+  file: OpenFile,
   hasher: Hasher,
   signal: AbortSignal | undefined,
   progress: ((done: number) => void) | undefined,
 ): Promise<void> {
   const buffers = [Buffer.allocUnsafe(READ_BYTES), Buffer.allocUnsafe(READ_BYTES)];
   let done = 0;
-  let pending: Promise<{ bytesRead: number }> | undefined = file.read(buffers[0]!, 0, READ_BYTES, 0);
+  let pending: Promise<number> | undefined = file.read(buffers[0]!, 0);
   try {
     for (let turn = 0; ; turn ^= 1) {
-      const { bytesRead }: { bytesRead: number } = await pending;
+      const bytesRead: number = await pending;
       pending = undefined;
       signal?.throwIfAborted();
       if (bytesRead === 0) return;
-      pending = file.read(buffers[turn ^ 1]!, 0, READ_BYTES, done + bytesRead);
+      pending = file.read(buffers[turn ^ 1]!, done + bytesRead);
       hasher.update(buffers[turn]!.subarray(0, bytesRead));
       done += bytesRead;
       progress?.(done);
@@ -171,16 +222,26 @@ async function readRegular(
 }
 
 /** A file without positions that is not a FIFO (a device), from its current
- * position to its end. */
+ * position to its end. Opened non-blocking, a device with nothing to read
+ * yet (a terminal) answers EAGAIN: it is asked again after a pause, as a
+ * blocking read would have waited. */
 async function readSequentially(
-  file: FileHandle,
+  file: OpenFile,
   hasher: Hasher,
   signal: AbortSignal | undefined,
   onProgress: ((done: number, total?: number) => void) | undefined,
 ): Promise<void> {
   const buffer = Buffer.allocUnsafe(READ_BYTES);
   for (let done = 0; ; ) {
-    const { bytesRead } = await file.read(buffer, 0, READ_BYTES, null);
+    let bytesRead: number;
+    try {
+      bytesRead = await file.read(buffer, null);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EAGAIN') throw error;
+      await sleep(DEVICE_PAUSE);
+      signal?.throwIfAborted();
+      continue;
+    }
     signal?.throwIfAborted();
     if (bytesRead === 0) return;
     hasher.update(buffer.subarray(0, bytesRead));
@@ -189,20 +250,18 @@ async function readSequentially(
 }
 
 /**
- * A FIFO or pipe (`/dev/stdin` when it is one), read as it flows. A socket
- * over its own descriptor lets libuv poll it: no thread blocks in open() or
- * read(), so an abort, which closes it, ends any wait at once. The caller's
+ * A FIFO or pipe (`/dev/stdin` when it is one), read as it flows from the
+ * descriptor it was opened with, which libuv polls (OpenFile.socket). The
  * descriptor stays open until this settles, so that a writer never finds
  * the FIFO without a reader (EPIPE).
  */
 async function readPipe(
-  path: PathLike,
+  file: OpenFile,
   hasher: Hasher,
   signal: AbortSignal | undefined,
   onProgress: ((done: number, total?: number) => void) | undefined,
 ): Promise<void> {
-  const fd = await new Promise<number>((resolve, reject) => openFd(path, OPEN_FLAGS, (e, fd) => (e ? reject(e) : resolve(fd))));
-  const socket = new Socket({ fd, readable: true, writable: false });
+  const socket = file.socket();
   return new Promise<void>((resolve, reject) => {
     let failure: { error: unknown } | undefined;
     let ended = false;
@@ -228,7 +287,7 @@ async function readPipe(
       signal?.removeEventListener('abort', onAbort);
       if (failure) reject(failure.error);
       else if (ended) resolve();
-      else reject(new Error(`blake3-kit: ${pathName(path)} closed before its end`));
+      else reject(new Error(`blake3-kit: ${file.name} closed before its end`));
     });
     if (signal?.aborted) onAbort();
   });

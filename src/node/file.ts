@@ -13,7 +13,7 @@ import { modeOf } from '../modes.js';
 import { addon } from '../native/addon.js';
 import { nativeContextKeys } from '../native/hash.js';
 import { NativeHasher } from '../native/hasher.js';
-import { addonTruncated, checkNotShrunk, feedFile, openFile, type OpenFile } from './feed.js';
+import { addonTruncated, checkNotShrunk, feedFile, OpenFile } from './feed.js';
 import { nodeParallel } from './parallel.js';
 
 export { FileTruncatedError } from './feed.js';
@@ -47,16 +47,16 @@ export async function hashFile(path: PathLike, options?: HashFileOptions): Promi
   // Created first so that a bad key or context rejects before the file is
   // touched; it holds no memory beyond its JS object until it is fed.
   using hasher = nativeInUse() ? new NativeHasher(options) : createHasher(options);
-  const file = await openFile(path);
+  const file = await OpenFile.open(path);
   try {
     if (file.stats.isFile()) {
       const digest = await shortcut(path, file, options, length);
       if (digest !== undefined) return digest;
     }
-    await feedFile(path, file, hasher, { mmap, signal, progress: onProgress, shrunk: 'reject' });
+    await feedFile(file, hasher, { mmap, signal, progress: onProgress, shrunk: 'reject' });
     return hasher.digest({ length });
   } finally {
-    await file.handle.close();
+    await file.close();
   }
 }
 
@@ -87,7 +87,7 @@ async function shortcut(path: PathLike, file: OpenFile, options: HashFileOptions
     const digest = await nodeParallel.hashRanges(
       file.stats.size,
       async (offset, into) => {
-        const { bytesRead } = await file.handle.read(into, 0, into.length, offset);
+        const bytesRead = await file.read(into, offset);
         if (bytesRead < into.length) {
           await checkNotShrunk(file);
           throw SIZE_LIED;
