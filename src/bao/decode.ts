@@ -1,13 +1,20 @@
-// Verifying Bao decoders over whole buffers. Every parent is checked before
-// its children are read, every leaf before its bytes are copied out, and
-// nothing (not even the length, which only the final leaf vouches for) is
-// returned until the whole tree is verified.
+// Verifying Bao decoders over whole buffers. Nothing (not even the length,
+// which only the final leaf vouches for) is returned until the whole tree
+// is verified.
+//
+// The guarantee of every verifier in src/bao: what it verifies is a copy in
+// memory of its own, made before it is hashed, and what it returns or
+// passes on is exactly that copy; the hash, an outboard and the parents it
+// compares are copied too, at call time. Nothing the caller can still
+// change is read after a check, so a caller (or another thread) writing
+// its buffers during a call can make the call fail, never return a byte
+// the hash does not vouch for.
 
 import { toBytes } from '../input.js';
 import { equal } from './equal.js';
 import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
-import { blockLength, CHUNK_LEN, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
+import { blockLength, CHUNK_LEN, copyOf, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
 
 /** The encoding does not match the hash, or is malformed (truncated, extra
  * bytes, a length header that disagrees with it). */
@@ -35,10 +42,11 @@ export function readHeader(bytes: Uint8Array, what: string): number {
   return Number(length);
 }
 
-export function checkHash(hash: unknown): Uint8Array {
-  const bytes = toBytes(hash, 'hash');
-  if (bytes.length !== 32) throw new RangeError(`blake3-kit: hash must be 32 bytes; got ${bytes.length}`);
-  return bytes;
+/** A copy of `hash` (the argument `name`), checked: 32 bytes. */
+export function checkHash(hash: unknown, name = 'hash'): Uint8Array {
+  const bytes = toBytes(hash, name);
+  if (bytes.length !== 32) throw new RangeError(`blake3-kit: ${name} must be 32 bytes; got ${bytes.length}`);
+  return copyOf(bytes);
 }
 
 /** The content of a combined Bao encoding, verified against `hash`. */
@@ -60,14 +68,14 @@ export function baoDecodeOutboard(
   hash: ArrayBufferView | ArrayBufferLike,
 ): Uint8Array {
   const data = toBytes(content, 'content');
-  const tree = toBytes(outboard, 'outboard');
+  const tree = copyOf(toBytes(outboard, 'outboard'));
   const root = checkHash(hash);
   const length = readHeader(tree, 'outboard');
   const block = blockLength(0);
   if (length !== data.length || tree.length !== HEADER_LEN + parentsLength(length, block)) {
     throw new BaoVerifyError('content and outboard do not agree with the length header');
   }
-  return verifySubtree(tree, HEADER_LEN, 0, length, root, true, data.slice()).content;
+  return verifySubtree(tree, HEADER_LEN, 0, length, root, true, copyOf(data)).content;
 }
 
 /**
@@ -77,8 +85,10 @@ export function baoDecodeOutboard(
  * root hash if `isRoot`, else the subtree's chaining value). Its whole tree
  * is computed in one batched pass, then its top and every stored parent
  * are compared with it. Returns the content (a copy of the leaves, or
- * `content` itself, which the caller must own) and where the encoding of
- * the subtree ends.
+ * `content` itself) and where the encoding of the subtree ends. A combined
+ * `tree` may be the caller's (its leaves and parents are copied before they
+ * are hashed or compared); an outboard `tree`, `content` and `expected`
+ * must be the decoder's own.
  */
 export function verifySubtree(
   tree: Uint8Array,
@@ -92,16 +102,19 @@ export function verifySubtree(
   const parents = parentsLength(size, blockLength(0)) / PARENT_LEN;
   const found = new Uint8Array(parents * PARENT_LEN);
   let out: Uint8Array;
-  let stored: Float64Array | undefined;
+  // The stored parents, one after another from `from`.
+  let stored = tree;
+  let from = start;
   let end = start + found.length;
   if (content === undefined) {
     out = new Uint8Array(size);
-    stored = new Float64Array(parents);
-    end = extractLeaves(tree, start, size, out, stored);
+    stored = new Uint8Array(found.length);
+    from = 0;
+    end = extractNodes(tree, start, size, out, stored);
   } else out = content;
   const top = treeOps().preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
   if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`, offset);
-  const bad = stored === undefined ? firstDifferentParent(tree, start, found) : firstDifferentStored(tree, start, stored, found);
+  const bad = firstDifferentParent(stored, from, found);
   if (bad >= 0) {
     const at = offset + parentOffset(size, bad);
     throw new BaoVerifyError(`the tree node above byte ${at} does not match the hash`, at);
@@ -110,11 +123,11 @@ export function verifySubtree(
 }
 
 /** Copies the leaves of the combined encoding of `size` bytes at `start`
- * into `out` (runs of adjacent leaves at once) and records where each
- * parent is stored; returns where the encoding ends. */
-function extractLeaves(tree: Uint8Array, start: number, size: number, out: Uint8Array, stored: Float64Array): number {
+ * into `out` (runs of adjacent leaves at once) and its parents, in order,
+ * into `parents`; returns where the encoding ends. */
+function extractNodes(tree: Uint8Array, start: number, size: number, out: Uint8Array, parents: Uint8Array): number {
   let cursor = start;
-  let parent = 0;
+  let parentAt = 0;
   let runFrom = start;
   let runAt = 0;
   const walk = (at: number, length: number): void => {
@@ -123,7 +136,8 @@ function extractLeaves(tree: Uint8Array, start: number, size: number, out: Uint8
       return;
     }
     if (cursor > runFrom) out.set(tree.subarray(runFrom, cursor), runAt);
-    stored[parent++] = cursor;
+    // A byte loop: 64 bytes are too few for a view and a set to pay.
+    for (let i = 0; i < PARENT_LEN; i++) parents[parentAt++] = tree[cursor + i]!;
     cursor += PARENT_LEN;
     runFrom = cursor;
     runAt = at;
@@ -151,29 +165,6 @@ export function firstDifferentParent(tree: Uint8Array, start: number, found: Uin
   return -1;
 }
 
-/** The index of the first of `found`'s parents that differs from the one
- * stored at its recorded position in `tree`, or -1. Four bytes at a time
- * where the encoding is aligned (its parents then are): 2.85 -> 1.3 ms per
- * 16 MiB decode. */
-function firstDifferentStored(tree: Uint8Array, start: number, stored: Float64Array, found: Uint8Array): number {
-  if ((tree.byteOffset + start) % 4 === 0 && found.byteOffset % 4 === 0 && stored.length > 0) {
-    const base = tree.byteOffset;
-    const words = new Int32Array(tree.buffer, base + start, (stored[stored.length - 1]! + PARENT_LEN - start) / 4);
-    const mine = new Int32Array(found.buffer, found.byteOffset, found.length / 4);
-    for (let i = 0; i < stored.length; i++) {
-      // An integer index (a typed array holds less than 2^32 bytes): a
-      // double one made this loop ~7x slower.
-      const at = (stored[i]! - start) >>> 2;
-      for (let j = 0; j < PARENT_LEN / 4; j++) if (words[at + j] !== mine[i * (PARENT_LEN / 4) + j]) return i;
-    }
-    return -1;
-  }
-  for (let i = 0; i < stored.length; i++) {
-    if (!sameBytes(tree, stored[i]!, found, i * PARENT_LEN, PARENT_LEN)) return i;
-  }
-  return -1;
-}
-
 /** The content offset (within the subtree) of its `index`-th parent in
  * pre-order; only for the message of a failed check. */
 function parentOffset(size: number, index: number): number {
@@ -190,11 +181,4 @@ function parentOffset(size: number, index: number): number {
   };
   walk(0, size);
   return result;
-}
-
-/** Whether `count` bytes of `a` from `atA` equal those of `b` from `atB`. */
-function sameBytes(a: Uint8Array, atA: number, b: Uint8Array, atB: number, count: number): boolean {
-  let difference = 0;
-  for (let i = 0; i < count; i++) difference |= a[atA + i]! ^ b[atB + i]!;
-  return difference === 0;
 }

@@ -32,7 +32,7 @@ export type WalkStep = { read: number; offset: number } | { piece: VerifiedPiece
 export function rangeRequest(hash: unknown, size: unknown, ranges: unknown, options: { chunkLog?: number; key?: unknown } | undefined): RangeRequest {
   const minLevel = chunkLogOf(options);
   const hashing = treeHashingOf(options);
-  const root = checkHash(hash).slice();
+  const root = checkHash(hash);
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
     throw new RangeError(`blake3-kit: size must be a non-negative safe integer; got ${String(size)}`);
   }
@@ -44,7 +44,9 @@ export function rangeRequest(hash: unknown, size: unknown, ranges: unknown, opti
 /** Yields what it needs read (and takes those bytes back from next(), or
  * undefined where the encoding ended) and each piece once verified; throws
  * BaoVerifyError at the first node or leaf that does not match. A piece is
- * the very array it was given. */
+ * the very array it was given, and a node is kept as it was given (its
+ * halves are what the children are checked against): both must be the
+ * decoder's own copies, not the caller's memory. */
 export function* rangeWalk({ root, size, query, minLevel, hashing }: RangeRequest): Generator<WalkStep, void, Uint8Array | undefined> {
   function* walk(
     start: number,

@@ -3,11 +3,16 @@
 // an untrusted server can send part of a file. As the bao crate does, a
 // length of 0 counts as 1, and a start at or past the end asks for the final
 // chunk, so every slice proves the content length too.
+//
+// baoDecodeSlice verifies a copy of the slice (made before anything is
+// hashed) and returns bytes of that copy: the caller's slice may change
+// during the call without a changed byte being passed on. Slices are small
+// (a range and its path), so the one copy in and the one out are cheap.
 
 import { toBytes } from '../input.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
 import { equal } from './equal.js';
-import { blockLength, concat, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import { blockLength, concat, copyOf, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
 
 type Bytes = ArrayBufferView | ArrayBufferLike;
 
@@ -25,7 +30,7 @@ export function baoSliceOutboard(content: Bytes, outboard: Bytes, start: number,
 /** The content bytes a slice holds, verified against `hash`: `length` bytes
  * from `start`, fewer at the end of the content. */
 export function baoDecodeSlice(slice: Bytes, hash: Bytes, start: number, length: number): Uint8Array {
-  const bytes = toBytes(slice, 'slice');
+  const bytes = copyOf(toBytes(slice, 'slice'));
   const root = checkHash(hash);
   checkRange(start, length);
   const total = readHeader(bytes, 'slice');

@@ -3,12 +3,18 @@
 // was verified against the root hash before it is passed on. Memory stays at
 // one piece plus one batch (BATCH) and a tree path, whatever the content's
 // size.
+//
+// What is verified is ours: every byte is copied out of the source's pieces
+// before it is hashed (a producer may reuse or share a piece's memory), the
+// hash and the outboard are copied when the stream is made, and what is
+// passed on is exactly the copy that was hashed. The caller may change any
+// of its memory during the stream: that can fail it, never forge it.
 
 import { toBytes } from '../input.js';
 import { type BodySource, type Pull, pullFrom } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
 import { equal } from './equal.js';
-import { blockLength, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import { blockLength, copyOf, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
 
 /** Subtrees up to this size are read whole and verified in one batched
  * pass; above it, node by node (each leaf passed on as soon as it checks).
@@ -41,17 +47,16 @@ export class PieceReader {
     return this.#reading;
   }
 
-  /** The next `count` bytes (a view when they lie in one piece, else
-   * gathered into `scratch` when given, which must hold them), or
-   * undefined if the source ends first. */
+  /** A copy of the next `count` bytes (in `scratch` when given, which must
+   * hold them), or undefined if the source ends first. Never a view of a
+   * piece: its producer may still change it. */
   async read(count: number, scratch?: Uint8Array): Promise<Uint8Array | undefined> {
-    if (this.#left() >= count) return this.#piece.subarray(this.#at, (this.#at += count));
     const out = scratch === undefined ? new Uint8Array(count) : scratch.subarray(0, count);
     return (await this.readInto(out)) ? out : undefined;
   }
 
-  /** Fills all of `target` with the next bytes (always a copy); false if
-   * the source ends first. */
+  /** Fills all of `target` with a copy of the next bytes; false if the
+   * source ends first. */
   async readInto(target: Uint8Array): Promise<boolean> {
     let filled = 0;
     while (filled < target.length) {
@@ -104,8 +109,8 @@ export class PieceReader {
  * verified.
  */
 export function baoDecodeStream(source: ByteSource, hash: ArrayBufferView | ArrayBufferLike, options?: BaoStreamOptions): ReadableStream<Uint8Array> {
-  const root = checkHash(hash).slice();
-  const outboard = options?.outboard === undefined ? undefined : toBytes(options.outboard, 'options.outboard');
+  const root = checkHash(hash);
+  const outboard = options?.outboard === undefined ? undefined : copyOf(toBytes(options.outboard, 'options.outboard'));
   const input = new PieceReader(source);
   return verifiedStream(input, verifiedLeaves(input, root, outboard));
 }
@@ -147,8 +152,7 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
   let cursor = HEADER_LEN;
   const parent = async (): Promise<Uint8Array | undefined> => {
     if (outboard !== undefined) return outboard.subarray(cursor, (cursor += PARENT_LEN));
-    const node = await input.read(PARENT_LEN);
-    return node?.slice(); // kept across reads: not a view of a piece
+    return input.read(PARENT_LEN);
   };
   // Holds a combined batch as it arrives; its leaves are copied out of it.
   const scratch = new Uint8Array(outboard === undefined ? parentsLength(BATCH, block) + BATCH : 0);
@@ -179,7 +183,7 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
       if (!equal(leafValue(leaf, offset, isRoot), expected)) {
         throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       }
-      if (size > 0) yield leaf.slice();
+      if (size > 0) yield leaf;
       return;
     }
     const node = await parent();

@@ -3,6 +3,11 @@
 // length is kept beside them), in pre-order (parents before children, as in
 // bao) or post-order (children first, so it can be written as data arrives).
 // At chunkLog 0 in pre-order this is bao's outboard without its header.
+//
+// baoTreeDecodeOutboard copies the content and the outboard before it
+// hashes or compares anything, and returns that copy of the content: the
+// caller may change either during the call without a changed byte being
+// passed on.
 
 import { checkOptions, toBytes, type Input } from '../input.js';
 import { treeOps } from '../tree-ops.js';
@@ -10,7 +15,7 @@ import { BaoVerifyError, checkHash, firstDifferentParent } from './decode.js';
 import { encodeTree } from './encode.js';
 import { equal } from './equal.js';
 import { forEachParent, isParent, treeLevels, writeParent } from './levels.js';
-import { blockLength, CHUNK_LEN, PARENT_LEN, parentsLength, treeHashingOf, type TreeHashing } from './tree.js';
+import { blockLength, CHUNK_LEN, copyOf, PARENT_LEN, parentsLength, treeHashingOf, type TreeHashing } from './tree.js';
 
 export interface BaoTreeOptions {
   /** log2 of the chunks per leaf group, 0 to 16; 4 (16 KiB) by default, as iroh. */
@@ -63,8 +68,8 @@ export function baoTreeDecodeOutboard(
   options?: BaoTreeOptions,
 ): Uint8Array {
   const { block, post, hashing } = treeOptions(options);
-  const data = toBytes(content, 'content');
-  const tree = toBytes(outboard, 'outboard');
+  const data = copyOf(toBytes(content, 'content'));
+  const tree = copyOf(toBytes(outboard, 'outboard'));
   const root = checkHash(hash);
   if (tree.length !== parentsLength(data.length, block)) throw new BaoVerifyError('outboard does not fit the content length');
   if (!post) {
@@ -80,7 +85,7 @@ export function baoTreeDecodeOutboard(
         if (seen++ === bad) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
       });
     }
-    return data.slice();
+    return data;
   }
   const { levels, top: found } = treeLevels(data, 0, true, hashing);
   if (!equal(found, root)) throw new BaoVerifyError('the content does not match the hash');
@@ -91,7 +96,7 @@ export function baoTreeDecodeOutboard(
     }
     cursor += PARENT_LEN;
   });
-  return data.slice();
+  return data;
 }
 
 /** Writes the post-order parents of `content` into `out`; returns the root hash. */

@@ -8,6 +8,10 @@
 // whole is sent as its bytes; a group they cover in part is sent down to
 // its chunks: the parents of the parts they meet, and each chunk they meet.
 // Ranges past the end of the blob ask for its last chunk (a size proof).
+//
+// The decoder copies each node and leaf of the encoding before it checks it
+// and returns those copies: the caller may change the encoding during the
+// call without a changed byte being passed on.
 
 import { toBytes, type Input } from '../input.js';
 import { BaoVerifyError } from './decode.js';
@@ -19,6 +23,7 @@ import {
   blockLength,
   CHUNK_LEN,
   concat,
+  copyOf,
   leafValue,
   PARENT_LEN,
   parentChainingValue,
@@ -182,12 +187,13 @@ export function baoTreeDecodeRanges(
   for (let step = walk.next(); !step.done; ) {
     const wanted = step.value;
     if ('piece' in wanted) {
-      // A view of the encoding until here: the caller gets its own copy.
-      pieces.push({ offset: wanted.piece.offset, bytes: wanted.piece.bytes.slice() });
+      pieces.push(wanted.piece);
       step = walk.next();
     } else {
+      // Each node and leaf copied before it is checked; a leaf's copy is
+      // the piece returned.
       const end = cursor + wanted.read;
-      step = walk.next(end <= bytes.length ? bytes.subarray(cursor, (cursor = end)) : undefined);
+      step = walk.next(end <= bytes.length ? copyOf(bytes.subarray(cursor, (cursor = end))) : undefined);
     }
   }
   if (cursor !== bytes.length) throw new BaoVerifyError(`the encoding has ${bytes.length - cursor} bytes past its last node`);

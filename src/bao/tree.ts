@@ -52,7 +52,13 @@ export const PLAIN: TreeHashing = { mode: MODE_HASH, key: undefined };
  * a later change by the caller does not reach a call under way), or plain. */
 export function treeHashingOf(options: { key?: unknown } | undefined): TreeHashing {
   const key = options?.key;
-  return key === undefined ? PLAIN : { mode: MODE_KEYED, key: checkKey(key, 'options.key').slice() };
+  return key === undefined ? PLAIN : { mode: MODE_KEYED, key: copyOf(checkKey(key, 'options.key')) };
+}
+
+/** A copy of `bytes` in memory of our own, for a verifier to hash and
+ * return: not `bytes.slice()`, which on a Node Buffer is a view. */
+export function copyOf(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
 }
 
 /** A leaf's non-root chaining value: `bytes` at input byte `offset`. */

@@ -186,3 +186,30 @@ describe(`baoDecodeStream (seed ${seed})`, () => {
     expect((await waiting).done).toBe(true);
   });
 });
+
+describe('baoDecodeStream and memory the caller changes', () => {
+  // A forged last chunk arrives; the caller's outboard vouches for the
+  // genuine content while the stream checks its root node, then its root
+  // node's right half (the value the last subtree is checked against)
+  // becomes the forged content's. The outboard is copied when the stream
+  // is made, so the change is never seen and the forgery fails.
+  it('reads the outboard as it was when called', async () => {
+    const content = rng.bytes(3 * 1024 + 100);
+    const forged = content.slice();
+    forged[content.length - 20]! ^= 1;
+    const { hash } = baoEncode(content);
+    const genuine = baoEncode(content, { outboard: true }).encoding;
+    const forgedOutboard = baoEncode(forged, { outboard: true }).encoding;
+    const outboard = genuine.slice();
+    const source: AsyncIterable<Uint8Array> = {
+      async *[Symbol.asyncIterator]() {
+        // The first read comes after the root node's check.
+        outboard.set(forgedOutboard.subarray(8 + 32), 8 + 32);
+        yield forged;
+      },
+    };
+    const { out, error } = await drain(baoDecodeStream(source, hash, { outboard }));
+    expect(error).toBeInstanceOf(BaoVerifyError);
+    expect(out).toEqual(content.subarray(0, out.length));
+  });
+});
