@@ -9,12 +9,15 @@
 // its chunks: the parents of the parts they meet, and each chunk they meet.
 // Ranges past the end of the blob ask for its last chunk (a size proof).
 //
-// The decoder copies each node and leaf of the encoding before it checks it
-// and returns those copies: the caller may change the encoding during the
-// call without a changed byte being passed on.
+// The encoder never returns a hash it did not check: from a stored outboard
+// it sends only nodes chained to the root it returns (options.hash, or the
+// content's hash, computed). The decoder copies each node and leaf of the
+// encoding before it checks it and returns those copies: the caller may
+// change the encoding during the call without a changed byte being passed
+// on.
 
 import { toBytes, type Input } from '../input.js';
-import { BaoVerifyError } from './decode.js';
+import { BaoVerifyError, checkHash } from './decode.js';
 import { equal } from './equal.js';
 import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
 import { rangeRequest, rangeWalk, type VerifiedPiece } from './range-walk.js';
@@ -24,6 +27,7 @@ import {
   CHUNK_LEN,
   concat,
   copyOf,
+  leafRootHash,
   leafValue,
   PARENT_LEN,
   parentChainingValue,
@@ -45,10 +49,16 @@ export interface BaoTreeRangeOptions {
 
 export interface BaoTreeEncodeRangesOptions extends BaoTreeRangeOptions {
   /** The content's bao-tree outboard at the same chunkLog (from
-   * baoTreeOutboard): the parents are read from it, and only the groups the
-   * ranges reach are hashed (each checked against it), instead of the whole
-   * content. */
+   * baoTreeOutboard): the parents are read from it instead of computed.
+   * Every node sent is checked: the root node against `hash`, each node
+   * below against its parent, each group sent against its node. */
   outboard?: ArrayBufferView | ArrayBufferLike;
+  /** The root hash the content is known by (32 bytes): with `outboard`,
+   * only the groups the ranges reach are hashed. Without it the whole
+   * content is hashed to check the outboard's root node, as a stored
+   * outboard alone vouches for nothing. A hash that does not match is a
+   * BaoVerifyError. */
+  hash?: ArrayBufferView | ArrayBufferLike;
   /** The outboard's order: 'pre' (the default) or 'post', as iroh stores
    * outboards (written as the data arrives). */
   order?: 'pre' | 'post';
@@ -60,9 +70,13 @@ const encoder = new TextEncoder();
  * The bao-tree encoding of `ranges` (chunk ranges) of `input`, as iroh
  * sends it in answer to a request for them: verifiable against the root
  * hash alone. Returns the encoding and the root hash. With
- * `options.outboard`, the content is hashed only where the ranges reach
- * (as bao-tree's encode_ranges_validated), and a content byte or node that
- * does not match the outboard is a BaoVerifyError.
+ * `options.outboard` and `options.hash` (the root the caller trusts, as
+ * bao-tree's outboards carry theirs), the content is hashed only where the
+ * ranges reach (as bao-tree's encode_ranges_validated); with the outboard
+ * alone, all of it is hashed once more for the root. The hash returned is
+ * always one checked here: a content byte, node or root that does not
+ * match is a BaoVerifyError, never a wrong hash or an encoding that does
+ * not verify.
  */
 export function baoTreeEncodeRanges(
   input: Input,
@@ -72,6 +86,7 @@ export function baoTreeEncodeRanges(
   const minLevel = chunkLogOf(options);
   const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
   const outboard = options?.outboard === undefined ? undefined : toBytes(options.outboard, 'options.outboard');
+  const trusted = options?.hash === undefined ? undefined : checkHash(options.hash, 'options.hash');
   const asked = boundariesOf(ranges);
   const query = truncate(asked, content.length);
   const parts: Uint8Array[] = [];
@@ -80,7 +95,8 @@ export function baoTreeEncodeRanges(
   const hash =
     outboard === undefined
       ? encodeGroups(0, content, true, query, minLevel, parts, hashing)
-      : encodeAbove(content, outboard, post, query, minLevel, parts, hashing);
+      : encodeAbove(content, outboard, post, trusted, query, minLevel, parts, hashing);
+  if (trusted !== undefined && !equal(hash, trusted)) throw new BaoVerifyError('the content does not match options.hash');
   // Nothing asked, nothing sent (bao-tree checks before truncating).
   return { encoding: asked.length === 0 ? new Uint8Array(0) : concat(parts), hash };
 }
@@ -115,15 +131,17 @@ function encodeGroups(
   return parentChainingValue(parent, isRoot, hashing);
 }
 
-/** Encodes with the parents above the groups read from an outboard:
- * subtrees the ranges miss are skipped unread, and each group the ranges
- * reach is hashed and checked against its parent. A subtree's parents are
- * contiguous in either order: its own node first ('pre') or last ('post'),
- * its left subtree's parents before its right's. */
+/** Encodes with the parents above the groups read from an outboard,
+ * checked top down from the root hash (`trusted`, else the content's,
+ * computed): subtrees the ranges miss are skipped unread, and each group the
+ * ranges reach is hashed and checked against its parent. A subtree's
+ * parents are contiguous in either order: its own node first ('pre') or
+ * last ('post'), its left subtree's parents before its right's. */
 function encodeAbove(
   content: Uint8Array,
   outboard: Uint8Array,
   post: boolean,
+  trusted: Uint8Array | undefined,
   query: Boundaries,
   minLevel: number,
   parts: Uint8Array[],
@@ -138,8 +156,11 @@ function encodeAbove(
   }
   // A blob of one group has no parents: its hash is its content's.
   if (content.length <= block) return encodeGroups(0, content, true, query, minLevel, parts, hashing);
+  const root = trusted ?? leafRootHash(content, hashing);
   const rootAt = post ? total - PARENT_LEN : 0;
-  const top = parentChainingValue(outboard.subarray(rootAt, rootAt + PARENT_LEN), true, hashing);
+  if (!equal(parentChainingValue(outboard.subarray(rootAt, rootAt + PARENT_LEN), true, hashing), root)) {
+    throw new BaoVerifyError("the outboard's root node does not match the root hash");
+  }
   /** `first`: where the subtree's parents start in the outboard. */
   const visit = (start: number, length: number, first: number, isRoot: boolean, query: Boundaries, expected: Uint8Array): void => {
     const offset = start * CHUNK_LEN;
@@ -162,8 +183,8 @@ function encodeAbove(
     visit(start, leftLength, leftFirst, false, left, node.subarray(0, 32));
     visit(start + mid, length - leftLength, leftFirst + parentsLength(leftLength, block), false, right, node.subarray(32, 64));
   };
-  visit(0, content.length, 0, true, query, top);
-  return top;
+  visit(0, content.length, 0, true, query, root);
+  return root;
 }
 
 /**

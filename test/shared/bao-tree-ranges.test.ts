@@ -89,15 +89,18 @@ describe(`bao-tree ranges (seed ${seed})`, () => {
     expect(String(wrongOrder)).toMatch(/options\.order/);
   });
 
-  it('checks what it sends against the outboard, and reads nothing the ranges miss', () => {
+  it('checks what it sends against the outboard, and with options.hash reads nothing the ranges miss', () => {
     const content = rng.bytes(40 * 16 * 1024); // 40 groups at chunkLog 4
     const { outboard, hash: root } = baoTreeOutboard(content);
     const ranges: Ranges = [[16 * 5, 16 * 6]]; // group 5
     const sent = baoTreeEncodeRanges(content, ranges, { outboard }).encoding;
-    // Content the ranges miss is not hashed: a changed byte there goes unseen.
+    expect(b3.toHex(baoTreeEncodeRanges(content, ranges, { outboard, hash: root }).encoding)).toBe(b3.toHex(sent));
+    // With the root hash, content the ranges miss is not hashed: a changed
+    // byte there goes unseen. Without it, all of it is hashed for the root.
     const elsewhere = content.slice();
     elsewhere[30 * 16 * 1024]! ^= 1;
-    expect(b3.toHex(baoTreeEncodeRanges(elsewhere, ranges, { outboard }).encoding)).toBe(b3.toHex(sent));
+    expect(b3.toHex(baoTreeEncodeRanges(elsewhere, ranges, { outboard, hash: root }).encoding)).toBe(b3.toHex(sent));
+    expect(thrownBy(() => baoTreeEncodeRanges(elsewhere, ranges, { outboard }))).toBeInstanceOf(BaoVerifyError);
     expect(baoTreeDecodeRanges(sent, root, content.length, ranges).length).toBe(1);
     // A changed byte in a group it sends, or a changed node on the path, is caught.
     const inside = content.slice();
@@ -110,6 +113,42 @@ describe(`bao-tree ranges (seed ${seed})`, () => {
     expect(wrongSize).toBeInstanceOf(RangeError);
     expect(String(wrongSize)).toMatch(/options\.outboard/);
     expect(thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: 'x' as never }))).toBeInstanceOf(TypeError);
+  });
+
+  it('never returns a hash it did not check: a wrong root node or options.hash is a BaoVerifyError', () => {
+    const content = rng.bytes(40 * 16 * 1024);
+    const { outboard: pre, hash: root } = baoTreeOutboard(content);
+    const { outboard: post } = baoTreeOutboard(content, { order: 'post' });
+    const otherRoot = b3.hash(rng.bytes(10));
+    // Group 5 lies left of the root's split: its right half is sent unchecked
+    // by the walk below the root.
+    const ranges: Ranges = [[16 * 5, 16 * 6]];
+    for (const [outboard, order, rootAt] of [
+      [pre, 'pre', 0],
+      [post, 'post', post.length - 64],
+    ] as const) {
+      for (const half of [0, 32]) {
+        const wrongRoot = outboard.slice();
+        wrongRoot[rootAt + half + 5]! ^= 1;
+        for (const hash of [undefined, root]) {
+          const result = thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: wrongRoot, order, hash }));
+          expect(result, `${order}-order, root node's ${half ? 'right' : 'left'} half, hash ${hash ? 'given' : 'not given'}`).toBeInstanceOf(
+            BaoVerifyError,
+          );
+        }
+      }
+      const { hash } = baoTreeEncodeRanges(content, ranges, { outboard, order });
+      expect(b3.toHex(hash)).toBe(b3.toHex(root));
+      expect(thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard, order, hash: otherRoot }))).toBeInstanceOf(BaoVerifyError);
+    }
+    // Without an outboard, and for a blob of one group, options.hash is checked too.
+    expect(thrownBy(() => baoTreeEncodeRanges(content, ranges, { hash: otherRoot }))).toBeInstanceOf(BaoVerifyError);
+    const small = rng.bytes(1000);
+    expect(thrownBy(() => baoTreeEncodeRanges(small, [[0, 1]], { outboard: new Uint8Array(0), hash: otherRoot }))).toBeInstanceOf(BaoVerifyError);
+    expect(b3.toHex(baoTreeEncodeRanges(small, [[0, 1]], { hash: b3.hash(small) }).hash)).toBe(b3.toHex(b3.hash(small)));
+    const short = thrownBy(() => baoTreeEncodeRanges(content, ranges, { outboard: pre, hash: root.subarray(1) }));
+    expect(short).toBeInstanceOf(RangeError);
+    expect(String(short)).toMatch(/options\.hash/);
   });
 
   it('keys every node with options.key, as bao-tree keyed_*: outboards, ranges and their decoding', () => {
