@@ -1,6 +1,10 @@
 // Reading the sources hashStream and the Bao streams take (web
 // ReadableStream, a fetch Response's body, Node Readable or any async
-// iterable of bytes or strings), for every path.
+// iterable of bytes or strings), for every path. Every read of ours goes
+// through pullFrom, which lets the event loop run every few milliseconds:
+// a source whose next piece is always ready (an endless run of empty
+// pieces) would otherwise be read in microtasks alone, and no timer, I/O
+// or cancel() would ever run.
 
 import { toBytes } from './input.js';
 
@@ -38,12 +42,33 @@ export interface Pull {
 /** A web ReadableStream is read with its own reader, whose cancel() ends a
  * pending read at once; its async iterator's return() would wait for it. */
 export function pullFrom(source: unknown): Pull | undefined {
+  const pull = rawPull(source);
+  return pull === undefined ? undefined : yielding(pull);
+}
+
+/** `pull`, giving the event loop a turn before a read when it last had one
+ * YIELD_MS ago or more. */
+function yielding(pull: Pull): Pull {
+  let lastYield = Date.now();
+  return {
+    async next() {
+      if (Date.now() - lastYield >= YIELD_MS) {
+        await macrotask();
+        lastYield = Date.now();
+      }
+      return pull.next();
+    },
+    release: (reason) => pull.release(reason),
+  };
+}
+
+function rawPull(source: unknown): Pull | undefined {
   if (source === null || typeof source !== 'object') return undefined;
   if ('bodyUsed' in source && 'body' in source) {
     const { body, bodyUsed } = source as BodySource;
     if (bodyUsed) throw new TypeError('blake3-kit: source is a Response whose body was already read');
     // No body (a 204, a HEAD): no bytes.
-    return body === null ? { next: async () => ({ value: undefined, done: true }), release: () => undefined } : pullFrom(body);
+    return body === null ? { next: async () => ({ value: undefined, done: true }), release: () => undefined } : rawPull(body);
   }
   const stream = source as Partial<ReadableStream<Uint8Array>>;
   if (typeof stream.getReader === 'function' && typeof stream.cancel === 'function') {
@@ -86,18 +111,11 @@ export async function readSource<T>(source: unknown, signal: AbortSignal | undef
       signal.addEventListener('abort', onAbort, { once: true });
     });
   aborted?.catch(() => {}); // observed through the races below, or not at all
-  let lastYield = Date.now();
   const iterator: SourceIterator = {
     async next() {
       signal?.throwIfAborted(); // before a read starts that could never end
-      // A source that always has its next chunk ready settles in microtasks
-      // alone, so timers (AbortSignal.timeout among them) and I/O would
-      // never run: give the event loop a turn every few milliseconds.
-      if (Date.now() - lastYield >= YIELD_MS) {
-        await macrotask();
-        lastYield = Date.now();
-        signal?.throwIfAborted();
-      }
+      // The event loop's turn (pullFrom's) lies inside the read, so an
+      // abort during it wins the race below.
       pending = true;
       const step = Promise.resolve()
         .then(() => pull.next())

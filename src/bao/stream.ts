@@ -35,6 +35,7 @@ export class PieceReader {
   #piece: Uint8Array = new Uint8Array(0);
   #at = 0;
   #reading = false;
+  #cancelled = false;
 
   constructor(source: ByteSource) {
     const pull = pullFrom(source);
@@ -83,6 +84,8 @@ export class PieceReader {
   }
 
   async #next(): Promise<boolean> {
+    // A source that ignores its release (an endless iterator) is not read on.
+    if (this.#cancelled) throw new TypeError('blake3-kit: the stream was cancelled');
     this.#reading = true;
     const { value, done } = await Promise.resolve()
       .then(() => this.#pull.next())
@@ -96,6 +99,7 @@ export class PieceReader {
   /** Releases the source; waits for that only when no read is pending
    * (a source that never answers a read may never let go). */
   async cancel(reason: unknown): Promise<void> {
+    this.#cancelled = true;
     const released = Promise.resolve(this.#pull.release(reason)).catch(() => {});
     if (!this.#reading) await released;
   }

@@ -1,7 +1,7 @@
 // The streaming Bao decoder: encodings arriving in 1-byte and random pieces,
 // combined and outboard; a corruption anywhere errors the stream, and what
 // came out before it is exactly the verified prefix of the content.
-import { baoDecodeStream, baoEncode, BaoVerifyError } from 'blake3-kit';
+import { baoDecodeStream, baoEncode, BaoVerifyError, baoTreeDecodeRangesStream, baoTreeEncodeRanges, baoTreeOutboard } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
 import { concatBytes, load, piecesOf, random, seed } from './setup.js';
 
@@ -211,5 +211,66 @@ describe('baoDecodeStream and memory the caller changes', () => {
     const { out, error } = await drain(baoDecodeStream(source, hash, { outboard }));
     expect(error).toBeInstanceOf(BaoVerifyError);
     expect(out).toEqual(content.subarray(0, out.length));
+  });
+});
+
+/** A source with `prefix`, then empty pieces always ready until `ms` have
+ * passed; counts the pieces it gives. Its iterator has no return(): it
+ * cannot be told to stop, only no longer read. */
+function endlessEmpty(prefix: Uint8Array, ms = 2000) {
+  const state = { pieces: 0, exhausted: false };
+  const until = Date.now() + ms;
+  const source: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({
+      async next() {
+        if (Date.now() >= until) {
+          state.exhausted = true;
+          return { value: undefined, done: true as const };
+        }
+        return { value: state.pieces++ === 0 ? prefix : new Uint8Array(0), done: false as const };
+      },
+    }),
+  };
+  return { source, state };
+}
+
+describe('streaming verifiers and the event loop', () => {
+  const content = rng.bytes(5000);
+  const { encoding, hash } = baoEncode(content);
+  const { encoding: outboard } = baoEncode(content, { outboard: true });
+  const tree = baoTreeOutboard(content);
+  const ranges = [[0, 5]] as const;
+  const rangeEncoding = baoTreeEncodeRanges(content, ranges).encoding;
+  const cases: [string, (source: AsyncIterable<Uint8Array>) => ReadableStream<unknown>, Uint8Array][] = [
+    ['baoDecodeStream, combined, empty pieces only', (source) => baoDecodeStream(source, hash), new Uint8Array(0)],
+    ['baoDecodeStream, combined, after a valid prefix', (source) => baoDecodeStream(source, hash), encoding.subarray(0, 200)],
+    ['baoDecodeStream, outboard, after a valid prefix', (source) => baoDecodeStream(source, hash, { outboard }), content.subarray(0, 200)],
+    [
+      'baoTreeDecodeRangesStream, empty pieces only',
+      (source) => baoTreeDecodeRangesStream(source, tree.hash, content.length, ranges),
+      new Uint8Array(0),
+    ],
+  ];
+  expect(rangeEncoding.length).toBeGreaterThan(200);
+
+  // Each source is read in microtasks alone unless the reader gives the
+  // event loop a turn: the timer below would fire only once the source ran
+  // out, two seconds later, and cancel() would never reach it before.
+  it.each(cases)('%s: timers run while the source is read, and cancel() ends the reading', async (_, decode, prefix) => {
+    const { source, state } = endlessEmpty(prefix);
+    const reader = decode(source).getReader();
+    const read = reader.read().then(
+      (result) => result,
+      (error: unknown) => ({ error }),
+    );
+    const exhaustedWhenTimerRan = await new Promise<boolean>((resolve) => setTimeout(() => resolve(state.exhausted), 20));
+    expect(exhaustedWhenTimerRan).toBe(false);
+    await reader.cancel('enough');
+    expect(await read).toEqual({ value: undefined, done: true });
+    // Reading stopped with the cancel: no piece is asked for after it.
+    const piecesAtCancel = state.pieces;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(state.pieces).toBeLessThanOrEqual(piecesAtCancel + 1);
+    expect(state.exhausted).toBe(false);
   });
 });
