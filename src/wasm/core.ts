@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 5;
+export const ABI_VERSION = 6;
 
 const E_NO_MEMORY = -4;
 const OK_MEMORY_GREW = 1;
@@ -28,6 +28,8 @@ export interface CoreExports {
   hasher_reset(slot: number): number;
   hasher_clone(slot: number): number;
   hasher_free(slot: number): number;
+  hasher_save(slot: number): number;
+  hasher_restore(slot: number, savedLen: number): number;
   hasher_set_input_offset(slot: number, offsetLo: number, offsetHi: number): number;
   hasher_finalize_non_root(slot: number): number;
   merge_non_root(mode: number): number;
@@ -47,6 +49,7 @@ export let keyArea: Uint8Array = new Uint8Array(0);
 
 export function attach(wasmExports: CoreExports): void {
   const update = wasmExports.hasher_update;
+  const restore = wasmExports.hasher_restore;
   core = {
     ...wasmExports,
     // A hasher whose stack outgrows its slot's head takes a tail (see
@@ -54,6 +57,13 @@ export function attach(wasmExports: CoreExports): void {
     // Refreshing here keeps every caller's next staging write on live memory.
     hasher_update(slot: number, inputLen: number): number {
       const code = update(slot, inputLen);
+      if (code !== OK_MEMORY_GREW) return code;
+      refreshViews();
+      return 0;
+    },
+    // So can putting a deep hasher back.
+    hasher_restore(slot: number, savedLen: number): number {
+      const code = restore(slot, savedLen);
       if (code !== OK_MEMORY_GREW) return code;
       refreshViews();
       return 0;

@@ -1,10 +1,12 @@
 // Wasm memory stays flat: over create/dispose cycles, and over forgotten
-// hashers once the garbage collector has run. It grows in few steps, and a
-// hasher's slot is small (crate/wasm/src/slots.rs).
+// hashers once the garbage collector has run. It grows in few steps, a
+// hasher's slot is small (crate/wasm/src/slots.rs), and hashers past
+// MAX_SLOTS keep their state in JS memory (src/wasm/engine.ts).
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { memoryStats } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { load, random, seed } from '../shared/setup.js';
+import { MAX_SLOTS } from '../../src/wasm/engine.js';
+import { CONTEXT, KEY, load, random, seed } from '../shared/setup.js';
 
 const b3 = await load();
 // Hashers take a wasm slot only once input outgrows their JS batch.
@@ -39,16 +41,45 @@ async function collectUntil(liveHashers: number): Promise<void> {
 
 describe('memory', () => {
   // First in the file, so that it starts from a fresh module's memory.
-  it('grows in a few geometric steps, by at most 1 KiB a hasher', () => {
+  it('grows in a few geometric steps, by at most 1 KiB a hasher, and for at most MAX_SLOTS of them', () => {
     const before = stats();
     // One grow per 64 KiB page used to make V8 collect garbage on nearly
     // every grow past ~64 MB: 100k hashers were ~1,600 grows and 200 MB.
     const { held, grows } = countGrows(100_000, () => b3.createHasher().update(slotSized));
     const grown = stats().memoryBytes - before.memoryBytes;
+    expect(stats().liveHashers).toBe(before.liveHashers + MAX_SLOTS);
     for (const h of held) h.dispose();
     expect(stats().liveHashers).toBe(before.liveHashers);
     expect(grows).toBeLessThanOrEqual(30);
-    expect(grown).toBeLessThanOrEqual(100_000 * 1024);
+    expect(grown).toBeLessThanOrEqual(MAX_SLOTS * 1024);
+  });
+
+  it('hashers and readers past MAX_SLOTS (state in JS memory) hash like the others, in every mode', () => {
+    const rng = random(seed);
+    const held = Array.from({ length: MAX_SLOTS }, () => b3.createHasher().update(slotSized));
+    const slotsHeld = stats().liveHashers;
+    const deep = rng.bytes(2 * 1024 * 1024 + 5000); // a stack past a slot's head
+    for (const options of [{}, { key: KEY }, { context: CONTEXT }]) {
+      const one = (input: Uint8Array, length = 32) => b3.createHasher(options).update(input).digest({ length });
+      const first = rng.bytes(1500);
+      const hasher = b3.createHasher(options).update(first);
+      const copy = hasher.clone();
+      hasher.update('é').update(deep);
+      const both = new Uint8Array([...first, 0xc3, 0xa9, ...deep]);
+      const reader = hasher.xof();
+      expect(reader.read(100)).toEqual(b3.hash(both, { ...options, length: 100 }));
+      reader.position = 2n ** 40n;
+      const far = b3.createHasher(options).update(both).xof();
+      far.position = 2n ** 40n;
+      expect(reader.read(70_000)).toEqual(far.read(70_000));
+      expect(hasher.digest({ length: 70_000 })).toEqual(one(both, 70_000));
+      expect(copy.update(slotSized).digest()).toEqual(b3.hash(new Uint8Array([...first, ...slotSized]), options));
+      expect(hasher.reset().update(first).digest()).toEqual(one(first));
+      // Between calls they hold no slot.
+      expect(stats().liveHashers).toBe(slotsHeld);
+      for (const h of [hasher, copy, reader, far]) h.dispose();
+    }
+    for (const h of held) h.dispose();
   });
 
   it.runIf(gc)('reuses the memory of a burst of 10^5 forgotten hashers in the next bursts', async () => {
@@ -132,11 +163,11 @@ describe('memory', () => {
   });
 
   it('recycles slots: a second generation of hashers allocates nothing', () => {
-    const hashers = Array.from({ length: 5000 }, () => b3.createHasher().update(slotSized));
+    const hashers = Array.from({ length: 3000 }, () => b3.createHasher().update(slotSized));
     const peak = stats().memoryBytes;
-    expect(stats().liveHashers).toBeGreaterThanOrEqual(5000);
+    expect(stats().liveHashers).toBeGreaterThanOrEqual(3000);
     for (const h of hashers) h.dispose();
-    const again = Array.from({ length: 5000 }, () => b3.createHasher().update(slotSized));
+    const again = Array.from({ length: 3000 }, () => b3.createHasher().update(slotSized));
     expect(stats().memoryBytes).toBe(peak);
     for (const h of again) h.dispose();
   });

@@ -6,8 +6,11 @@
 //! calls an export with lengths and slot indices, and copies output back out of
 //! the same buffer. Keys and derive-key context keys go through the 32-byte
 //! key area (`key_ptr`). Nothing is allocated per call; hasher slots are
-//! recycled (see `slots.rs`). Only `hasher_new`, `hasher_clone` and
-//! `hasher_update` can grow memory, which detaches JS's views of it.
+//! recycled (see `slots.rs`). Only `hasher_new`, `hasher_clone`,
+//! `hasher_update` and `hasher_restore` can grow memory, which detaches JS's
+//! views of it. A hasher's state can also leave wasm memory and come back
+//! (`hasher_save`, `hasher_restore`): JS keeps the state of hashers past a
+//! fixed number in its own memory, since linear memory never shrinks.
 //!
 //! Every export returns a non-negative value on success or one of the `E_*`
 //! codes. No argument JS can pass makes this code panic or trap: every
@@ -60,7 +63,7 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 5;
+pub const ABI_VERSION: u32 = 6;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
@@ -81,7 +84,8 @@ pub const E_NO_MEMORY: i32 = -4;
 pub const E_UTF8: i32 = -5;
 /// The operation does not fit the hasher's state: an input offset on a hasher
 /// that has input, a root finalize of a subtree hasher, a chaining value of an
-/// empty hasher, or more input than the subtree at that offset can hold.
+/// empty hasher, more input than the subtree at that offset can hold, or
+/// bytes to restore that are not a saved hasher.
 pub const E_STATE: i32 = -6;
 /// An input offset that is not a multiple of the 1024-byte chunk length.
 pub const E_ALIGN: i32 = -7;
@@ -103,6 +107,7 @@ fn slot_error(error: SlotError) -> i32 {
     match error {
         SlotError::NoSuchSlot => E_SLOT,
         SlotError::OutOfMemory => E_NO_MEMORY,
+        SlotError::Invalid => E_STATE,
     }
 }
 
@@ -247,6 +252,28 @@ exports! {
     /// A copy of the hasher in a new slot; returns its index. May grow memory.
     pub fn hasher_clone(slot: u32) -> i32 {
         insert(slots().duplicate(slot))
+    }
+
+    /// Writes the hasher in `slot` over the start of the staging buffer, as
+    /// bytes `hasher_restore` takes back (at most `slots::SAVED_MAX`: 8 +
+    /// 1920); returns their count. The slot is unchanged.
+    pub fn hasher_save(slot: u32) -> i32 {
+        let Some(out) = staged(slots::SAVED_MAX as u32) else { return E_LENGTH };
+        match slots().save(slot, out) { Ok(len) => len as i32, Err(e) => slot_error(e) }
+    }
+
+    /// Replaces the hasher in `slot` with the one `hasher_save` wrote, staged
+    /// in the first `len` bytes. `E_STATE` for bytes that are not one, and
+    /// the slot is unchanged; `OK_MEMORY_GREW` as for `hasher_update`.
+    pub fn hasher_restore(slot: u32, len: u32) -> i32 {
+        let Some(saved) = staged(len) else { return E_LENGTH };
+        let slots = slots();
+        let grows = slots.grows();
+        match slots.restore(slot, saved) {
+            Ok(()) if slots.grows() != grows => OK_MEMORY_GREW,
+            Ok(()) => OK,
+            Err(e) => slot_error(e),
+        }
     }
 
     pub fn hasher_free(slot: u32) -> i32 {

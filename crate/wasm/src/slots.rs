@@ -214,7 +214,17 @@ pub struct Slots {
 pub enum SlotError {
     NoSuchSlot,
     OutOfMemory,
+    /// Bytes given to `restore` are not a saved hasher.
+    Invalid,
 }
+
+/// A saved hasher's subtree bound when it is an ordinary hasher: a subtree's
+/// bound is a whole number of chunks, or `u64::MAX` at offset 0, never 0.
+const NOT_SUBTREE: u64 = 0;
+/// Bytes of a `Hasher` before its stack.
+const HASHER_STATE: usize = Hasher::STACK_OFFSET;
+/// The most bytes `save` writes: the bound and a full-depth hasher.
+pub const SAVED_MAX: usize = 8 + size_of::<Hasher>();
 
 // `new` is const because the one instance is a static (lib.rs); Default,
 // which can't be const, is for everyone else.
@@ -332,6 +342,52 @@ impl Slots {
             return Err(error);
         }
         Ok(index)
+    }
+
+    /// Writes the hasher in slot `index` to `out` as `restore` takes it
+    /// back: its subtree bound (u64, little-endian, `NOT_SUBTREE` for an
+    /// ordinary hasher), then the bytes of its `Hasher` up to the top of its
+    /// stack. Returns their count, at most `SAVED_MAX`.
+    pub fn save(&mut self, index: u32, out: &mut [u8]) -> Result<usize, SlotError> {
+        let live = self.load(index)?;
+        let used = HASHER_STATE + live.hasher.stack_len() * Hasher::STACK_ENTRY_BYTES;
+        let saved = out.get_mut(..8 + used).ok_or(SlotError::Invalid)?;
+        saved[..8].copy_from_slice(&live.subtree_max.unwrap_or(NOT_SUBTREE).to_le_bytes());
+        // SAFETY: `used` bytes of a `Hasher` with that many stack entries
+        // (at most its size), all of them written by `load`.
+        let bytes = unsafe { core::slice::from_raw_parts((&raw const live.hasher).cast::<u8>(), used) };
+        saved[8..].copy_from_slice(bytes);
+        Ok(saved.len())
+    }
+
+    /// Replaces the hasher in slot `index` with one `save` wrote. Bytes that
+    /// are not one (a wrong length, or a hasher whose invariants fail) are
+    /// `Invalid`, and the slot is unchanged.
+    pub fn restore(&mut self, index: u32, saved: &[u8]) -> Result<(), SlotError> {
+        self.heads.live_address(index).ok_or(SlotError::NoSuchSlot)?;
+        let (bound, hasher) = saved.split_first_chunk::<8>().ok_or(SlotError::Invalid)?;
+        let stack_len = *hasher.get(Hasher::STACK_LEN_OFFSET).ok_or(SlotError::Invalid)? as usize;
+        let used = stack_len
+            .checked_mul(Hasher::STACK_ENTRY_BYTES)
+            .map(|stack| HASHER_STATE + stack)
+            .filter(|&used| used == hasher.len() && used <= size_of::<Hasher>())
+            .ok_or(SlotError::Invalid)?;
+        let live = self.scratch.as_mut_ptr();
+        // SAFETY: `used` bytes fit a `Hasher` (checked), whose fields are all
+        // integers or `MaybeUninit`, so any bytes are a value of it; the
+        // entries past its stack's top are never read.
+        unsafe {
+            ptr::copy_nonoverlapping(hasher.as_ptr(), (&raw mut (*live).hasher).cast::<u8>(), used);
+            let bound = u64::from_le_bytes(*bound);
+            (&raw mut (*live).subtree_max).write((bound != NOT_SUBTREE).then_some(bound));
+        }
+        self.scratch_valid = true;
+        // SAFETY: just written in full.
+        if !unsafe { self.scratch.assume_init_ref() }.hasher.is_consistent() {
+            self.scratch_valid = false;
+            return Err(SlotError::Invalid);
+        }
+        self.store(index)
     }
 
     pub fn remove(&mut self, index: u32) -> Result<(), SlotError> {

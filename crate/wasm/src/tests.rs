@@ -269,6 +269,73 @@ fn deep_stacks_spill_into_tails_and_back() {
     assert_eq!(hasher_free(copy), OK);
 }
 
+/// A hasher saved out of its slot and restored into another goes on as if it
+/// had stayed: shallow and deep stacks (a tail), subtree hashers (their
+/// bound), every mode. Bytes that are not a saved hasher are refused and
+/// leave the slot as it was.
+#[test]
+fn saved_hashers_restore_anywhere() {
+    let _guard = lock();
+    for mode in MODES {
+        for len in [0, 1, 1025, 11 * 1024, 4095 * 1024 + 5] {
+            let mut official = prepare(mode);
+            let slot = hasher_new(mode) as u32;
+            for piece in input(len).chunks(STAGING_LEN - 7) {
+                stage(piece);
+                assert_eq!(update(slot, piece.len() as u32), OK);
+            }
+            official.update(&input(len));
+            let saved_len = hasher_save(slot);
+            assert!(saved_len > 0 && saved_len as usize <= slots::SAVED_MAX, "{saved_len}");
+            let saved = read_staged(saved_len as usize);
+            assert_eq!(hasher_free(slot), OK);
+            let other = hasher_new(MODE_HASH) as u32;
+            stage(&saved);
+            assert!(matches!(hasher_restore(other, saved_len as u32), OK | OK_MEMORY_GREW));
+            stage(b"more");
+            assert_eq!(update(other, 4), OK);
+            official.update(b"more");
+            assert_eq!(hasher_finalize(other, 40, 0, 0), OK);
+            assert_eq!(read_staged(40), official_xof(&official, 0, 40), "mode {mode} len {len}");
+            assert_eq!(hasher_free(other), OK);
+        }
+    }
+
+    // A subtree hasher keeps its bound.
+    let slot = hasher_new(MODE_HASH) as u32;
+    assert_eq!(hasher_set_input_offset(slot, 2048, 0), OK);
+    let saved_len = hasher_save(slot);
+    let saved = read_staged(saved_len as usize);
+    stage(&saved);
+    assert_eq!(hasher_restore(slot, saved_len as u32), OK);
+    assert_eq!(hasher_finalize(slot, 32, 0, 0), E_STATE);
+    stage(&input(2049));
+    assert_eq!(update(slot, 2049), E_STATE);
+
+    // Refused: wrong lengths, a stack past its array, a block past its buffer.
+    stage(&input(1025));
+    assert_eq!(update(slot, 1025), OK);
+    assert_eq!(hasher_finalize_non_root(slot), OK);
+    let want = read_staged(32);
+    let saved_len = hasher_save(slot) as usize;
+    let saved = read_staged(saved_len);
+    let stack_len_at = 8 + tree::Hasher::STACK_LEN_OFFSET;
+    let mut bad_stack = saved.clone();
+    bad_stack[stack_len_at] = 200;
+    let mut bad_block = saved.clone();
+    bad_block[8 + 32 + 32 + 8 + 64] = 65;
+    for (bytes, len) in [(&saved, saved_len - 1), (&saved, saved_len + 32), (&saved, 3), (&bad_stack, saved_len), (&bad_block, saved_len)] {
+        stage(bytes);
+        assert_eq!(hasher_restore(slot, len as u32), E_STATE);
+    }
+    assert_eq!(hasher_restore(slot, STAGING_LEN as u32 + 1), E_LENGTH);
+    assert_eq!(hasher_restore(u32::MAX, saved_len as u32), E_SLOT);
+    assert_eq!(hasher_save(u32::MAX), E_SLOT);
+    assert_eq!(hasher_finalize_non_root(slot), OK);
+    assert_eq!(read_staged(32), want);
+    assert_eq!(hasher_free(slot), OK);
+}
+
 /// The arenas grow geometrically: 200,000 live hashers cost a few dozen
 /// grows, not one per 64 KiB page (1,600 of them at 512 bytes a slot), and
 /// a second generation reuses the first one's slots.

@@ -294,6 +294,18 @@ impl Hasher {
         self.chunk.flags as u32
     }
 
+    /// Whether a hasher restored from raw bytes (see `slots::Slots::restore`)
+    /// keeps the invariants every method relies on: stack and block within
+    /// their arrays, no more blocks than a chunk holds, the chunk counter not
+    /// behind the input offset. Any bytes are some `Hasher`: its fields are
+    /// integers, and stack entries past the top are never read.
+    pub fn is_consistent(&self) -> bool {
+        self.stack_len as usize <= MAX_DEPTH + 1
+            && self.chunk.buf_len as usize <= BLOCK_LEN
+            && (self.chunk.blocks_compressed as usize) < CHUNK_LEN / BLOCK_LEN
+            && self.chunk.counter >= self.initial_counter
+    }
+
     /// Input bytes taken so far.
     pub fn count(&self) -> u64 {
         (self.chunk.counter - self.initial_counter).wrapping_mul(CHUNK_LEN as u64) + self.chunk.len() as u64
