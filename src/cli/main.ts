@@ -10,12 +10,13 @@
 import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import { NativeHasher, configureParallel, init, toHex, type Blake3, type Blake3Hasher, type KeyOption } from '../node.js';
-import { feedFile, OpenFile } from '../node/feed.js';
+import { feedFile, OpenFile, type ByteSink } from '../node/feed.js';
 import { parseOptions, UsageError, type Options } from './args.js';
 import { rawArgs } from './argv.js';
 import { displayPath, parseCheckLine, printablePath } from './check-format.js';
 import { LONG_HELP, NAME, SHORT_HELP } from './help.js';
 import { StdoutError, err, out, readSome } from './io.js';
+import { OUTPUT_END, RootTracker, type ModeOptions } from './past-end.js';
 import { Progress } from './progress.js';
 
 declare const __VERSION__: string;
@@ -70,7 +71,7 @@ function* chunks(path: Buffer): Generator<Buffer> {
 }
 
 /** Feeds a file, or stdin for `-`, into `hasher`: all of its content, as b3sum does. */
-async function feed(path: Buffer, hasher: Blake3Hasher, options: Options): Promise<void> {
+async function feed(path: Buffer, hasher: ByteSink, options: Options): Promise<void> {
   if (path.equals(STDIN)) {
     if (options.keyed) throw new Error('Cannot open `-` in keyed mode');
     for (const chunk of chunks(STDIN)) hasher.update(chunk);
@@ -99,9 +100,12 @@ function hasherFor(b3: Blake3, options?: KeyOption): Blake3Hasher {
   return b3.backend.startsWith('native') ? new NativeHasher(options) : b3.createHasher(options);
 }
 
-function writeOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void {
-  using reader = hasher.xof();
-  reader.position = options.seek;
+/** Output from --seek on: the library's, or past its end (past-end.ts). */
+interface OutputSource {
+  read(length: number): Uint8Array;
+}
+
+function writeOutput(reader: OutputSource, path: Buffer, options: Options): void {
   // Written piece by piece, as b3sum prints: --length may exceed any buffer.
   const pieces = (write: (bytes: Uint8Array) => void) => {
     for (let left = options.length; left > 0n; ) {
@@ -132,6 +136,15 @@ function writeOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void
   }
 }
 
+/** The library's output from --seek on. A function of its own: esbuild
+ * lowers `using` with function-scoped variables, which, inside hashFiles'
+ * loop, would rethrow one file's error after the next file too. */
+function writeHasherOutput(hasher: Blake3Hasher, path: Buffer, options: Options): void {
+  using reader = hasher.xof();
+  reader.position = options.seek;
+  writeOutput(reader, path, options);
+}
+
 /** At most 33 bytes, as b3sum reads: an endless stdin is no reason to hang. */
 function readKey(): Uint8Array {
   let key = Buffer.alloc(0);
@@ -146,13 +159,21 @@ function readKey(): Uint8Array {
 /** A library error's text without our prefix: b3sum prefixes it once, with the file. */
 const withoutPrefix = (text: string) => text.replace(/^blake3-kit: /, '');
 
-async function hashFiles(options: Options, newHasher: () => Blake3Hasher): Promise<number> {
+async function hashFiles(options: Options, b3: Blake3, mode: ModeOptions): Promise<number> {
   let failed = false;
+  // b3sum prints output past BLAKE3's last byte, which the library refuses.
+  const pastEnd = options.seek + options.length > OUTPUT_END;
   for (const path of options.files) {
-    const hasher = newHasher();
+    const hasher = hasherFor(b3, mode);
     try {
-      await feed(path, hasher, options);
-      writeOutput(hasher, path, options);
+      if (pastEnd) {
+        const tracker = new RootTracker(mode);
+        await feed(path, { update: (bytes) => (hasher.update(bytes), tracker.update(bytes)) }, options);
+        writeOutput(tracker.reader(options.seek, hasher), path, options);
+      } else {
+        await feed(path, hasher, options);
+        writeHasherOutput(hasher, path, options);
+      }
     } catch (error) {
       // b3sum's raw output goes through io::copy, whose error is the file's;
       // hex output goes through print!, which panics (see main).
@@ -257,8 +278,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (options.check) return await checkFiles(b3, options);
     const key = options.keyed ? readKey() : undefined;
     const { deriveKey: context } = options;
-    const newHasher = () => hasherFor(b3, key ? { key } : context !== undefined ? { context } : undefined);
-    return await hashFiles(options, newHasher);
+    return await hashFiles(options, b3, key ? { key } : context !== undefined ? { context } : undefined);
   } catch (error) {
     if (error instanceof StdoutError) {
       // b3sum's print! panics here; we say why in one line, with its status.

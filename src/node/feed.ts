@@ -19,7 +19,6 @@ import { once } from 'node:events';
 import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import type { Hasher } from '../hasher.js';
 import { NATIVE_STEP } from '../native/absorb.js';
 import type { NativeHasher } from '../native/hasher.js';
 
@@ -141,8 +140,13 @@ export function addonTruncated(e: unknown): boolean {
   return !(e instanceof FileTruncatedError) && (e as { code?: unknown } | null)?.code === 'ERR_FILE_TRUNCATED';
 }
 
+/** What content is fed to: a Hasher, or anything that takes bytes in order. */
+export interface ByteSink {
+  update(bytes: Uint8Array): unknown;
+}
+
 /** Feeds all of `file`'s content to `hasher` under `policy`. */
-export async function feedFile(file: OpenFile, hasher: Hasher, policy: FeedPolicy): Promise<void> {
+export async function feedFile(file: OpenFile, hasher: ByteSink, policy: FeedPolicy): Promise<void> {
   const { stats } = file;
   const { signal, progress } = policy;
   if (stats.isFIFO()) return readPipe(file, hasher, signal, progress);
@@ -162,7 +166,7 @@ export async function feedFile(file: OpenFile, hasher: Hasher, policy: FeedPolic
 
 /** Whether `hasher` is a NativeHasher. By shape: the CLI's bundle has its
  * own copy of this module, but the package's classes. */
-function onAddon(hasher: Hasher): hasher is NativeHasher {
+function onAddon(hasher: ByteSink): hasher is NativeHasher {
   return typeof (hasher as unknown as Partial<NativeHasher>).updateFromFd === 'function';
 }
 
@@ -198,7 +202,7 @@ export function pathName(path: unknown): string {
  * flight while the current piece is hashed. */
 async function readRegular(
   file: OpenFile,
-  hasher: Hasher,
+  hasher: ByteSink,
   signal: AbortSignal | undefined,
   progress: ((done: number) => void) | undefined,
 ): Promise<void> {
@@ -227,7 +231,7 @@ async function readRegular(
  * blocking read would have waited. */
 async function readSequentially(
   file: OpenFile,
-  hasher: Hasher,
+  hasher: ByteSink,
   signal: AbortSignal | undefined,
   onProgress: ((done: number, total?: number) => void) | undefined,
 ): Promise<void> {
@@ -257,7 +261,7 @@ async function readSequentially(
  */
 async function readPipe(
   file: OpenFile,
-  hasher: Hasher,
+  hasher: ByteSink,
   signal: AbortSignal | undefined,
   onProgress: ((done: number, total?: number) => void) | undefined,
 ): Promise<void> {
