@@ -8,9 +8,13 @@ import { nativeContextKeys, nativeHashInto, offHeapKey, outputTarget } from './h
 
 const encoder = new TextEncoder();
 
-/** A handle that `renew()` makes a new hasher of any mode (an addon built
- * before it had none: then every hasher is a new handle, as before). */
-type Renewable = NativeHasherHandle & { renew?(mode: number, key: Uint8Array | undefined): void };
+/** A handle that `renew()` makes a new hasher of any mode, and `cloneInto()`
+ * a copy of another (an addon built before them has neither: then every
+ * hasher and reader is a new handle, as before). */
+type Renewable = NativeHasherHandle & {
+  renew?(mode: number, key: Uint8Array | undefined): void;
+  cloneInto?(target: NativeHasherHandle): void;
+};
 
 /**
  * Disposed handles, kept to be renewed by the next create(). Each new handle
@@ -28,6 +32,18 @@ function newHandle(mode: number, key: Uint8Array | undefined): NativeHasherHandl
   if (spare === undefined) return new addon!.NativeHasher(mode, offHeapKey(key));
   try {
     spare.renew!(mode, offHeapKey(key));
+  } catch (error) {
+    spareHandles.push(spare);
+    throw error;
+  }
+  return spare;
+}
+
+function cloneHandle(state: Renewable): NativeHasherHandle {
+  const spare = spareHandles.pop();
+  if (spare === undefined) return state.clone();
+  try {
+    state.cloneInto!(spare);
   } catch (error) {
     spareHandles.push(spare);
     throw error;
@@ -53,13 +69,13 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
     if (into !== out) out.set(into);
   },
   reset: (state) => state.reset(),
-  clone: (state) => state.clone(),
+  clone: cloneHandle,
   // Frees now, or keeps the handle to renew: V8 schedules the wrapper's
   // collection by JS heap size alone, which never counts this memory (10^6
   // disposed hashers reached 2.2 GB when their state waited for it).
   free(state) {
     const handle = state as Renewable;
-    if (handle.renew !== undefined && spareHandles.length < MAX_SPARE_HANDLES) spareHandles.push(handle);
+    if (handle.cloneInto !== undefined && spareHandles.length < MAX_SPARE_HANDLES) spareHandles.push(handle);
     else handle.free();
   },
   // A forgotten handle is freed with its JS object by napi's finalizer.

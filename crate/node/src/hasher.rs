@@ -57,6 +57,21 @@ impl NativeHasher {
         result
     }
 
+    /// Makes `hasher` this handle's state, not busy: in place when nothing
+    /// else holds the old one (a task still running keeps its own state and
+    /// flag).
+    fn hold(&self, hasher: Hasher) {
+        if self.busy.borrow().load(Ordering::Acquire) {
+            self.busy.replace(Arc::new(AtomicBool::new(false)));
+        }
+        let mut state = self.state.borrow_mut();
+        if let Some(held) = state.as_mut().and_then(Arc::get_mut).and_then(|held| held.get_mut().ok()) {
+            *held = hasher;
+        } else {
+            *state = Some(Arc::new(Mutex::new(hasher)));
+        }
+    }
+
     /// Marks the state as taken by a task about to be queued.
     fn claim(&self, env: &Env) -> Result<Busy> {
         Busy::claim(&self.busy.borrow()).ok_or_else(|| busy_error(env))
@@ -107,15 +122,16 @@ impl NativeHasher {
     pub fn renew(&self, env: &Env, mode: f64, key: Option<&[u8]>) -> Result<()> {
         let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
         let hasher = new_hasher(mode, key).map_err(|e| invalid_arg(env, e))?;
-        if self.busy.borrow().load(Ordering::Acquire) {
-            self.busy.replace(Arc::new(AtomicBool::new(false)));
-        }
-        let mut state = self.state.borrow_mut();
-        if let Some(held) = state.as_mut().and_then(Arc::get_mut).and_then(|held| held.get_mut().ok()) {
-            *held = hasher;
-        } else {
-            *state = Some(Arc::new(Mutex::new(hasher)));
-        }
+        self.hold(hasher);
+        Ok(())
+    }
+
+    /// Makes `target`, a disposed handle JS keeps (see `renew`), an
+    /// independent copy of this hasher: `clone` without a new wrapper.
+    #[napi(catch_unwind)]
+    pub fn clone_into(&self, env: &Env, target: &NativeHasher) -> Result<()> {
+        let copy = self.now(env, |hasher| hasher.clone())?;
+        target.hold(copy);
         Ok(())
     }
 
