@@ -145,7 +145,9 @@ export function toBytes(input: unknown, name: string): Uint8Array {
 export function plainBytes(input: unknown): Uint8Array | undefined {
   if (input !== null && typeof input === 'object') {
     const proto = Object.getPrototypeOf(input);
-    if ((proto === Uint8Array.prototype || proto === bufferProto) && (typedArrayLength.call(input) as number) > 0) {
+    // Element 0 exists iff the array is not empty: unlike `length`, an
+    // integer index of a typed array can't be an own property or a getter.
+    if ((proto === Uint8Array.prototype || proto === bufferProto) && (input as Uint8Array)[0] !== undefined) {
       return input as Uint8Array;
     }
   }
@@ -153,8 +155,9 @@ export function plainBytes(input: unknown): Uint8Array | undefined {
 }
 
 /** The length of a view from toBytes, through the built-in getter: an own
- * `length` property on the caller's array is never asked. Costs ~2 ns over
- * `.length` (hash() of 64 bytes, see the commit that added it). */
+ * `length` property on the caller's array is never asked. hash() of 64
+ * bytes on wasm-simd: ~185 ns, 3-5 ns more than with `.length` (A/B in one
+ * process, medians of 31 blocks; an A/A run differs by up to 2-6 ns). */
 export function lengthOf(bytes: Uint8Array): number {
   return typedArrayLength.call(bytes) as number;
 }

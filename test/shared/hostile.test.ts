@@ -164,6 +164,14 @@ describe('detached buffers', () => {
     typeErrorNaming(() => createHasher().digestInto(detachedView()), /out.*detached/);
   });
 
+  it('are refused even when the view has an own length that says otherwise', () => {
+    const view = detachedView();
+    Object.defineProperty(view, 'length', { value: 64 });
+    typeErrorNaming(() => hash(view), /input.*detached/);
+    typeErrorNaming(() => createHasher().update(view), /input.*detached/);
+    typeErrorNaming(() => hashMany([view]), /inputs\[0\].*detached/);
+  });
+
   it('leave the hasher as it was', () => {
     const hasher = createHasher().update('abc');
     expect(() => hasher.update(detachedView())).toThrow(TypeError);
