@@ -16,8 +16,11 @@ import { fillFromSlot, updateSlotBytes, updateSlotString, wasmContextKeys } from
  * hold at most this many slots (2 MiB of heads, plus 1.4 KiB tails for
  * those past 2 MiB of input); the state of any more lives in JS memory,
  * which the collector counts and frees, and each operation on it puts it in
- * a temporary slot (hasher_restore) and takes it back out (hasher_save):
- * ~0.5 us more a call. A hasher stays where it was created.
+ * a temporary slot (hasher_restore) and takes it back out (hasher_save).
+ * Measured on wasm-simd (Node 20, 2-core EPYC, medians of 21 x 2000):
+ * digest() 275 -> 480 ns, update(1 KiB) 1560 -> 2200-2400 ns, and create +
+ * update(4 KiB) + digest + dispose 3300 -> 4550 ns. A hasher stays where it
+ * was created.
  */
 export const MAX_SLOTS = 4096;
 
