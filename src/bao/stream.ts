@@ -48,11 +48,21 @@ export class PieceReader {
     return this.#reading;
   }
 
-  /** A copy of the next `count` bytes (in `scratch` when given, which must
-   * hold them), or undefined if the source ends first. Never a view of a
-   * piece: its producer may still change it. */
-  async read(count: number, scratch?: Uint8Array): Promise<Uint8Array | undefined> {
-    const out = scratch === undefined ? new Uint8Array(count) : scratch.subarray(0, count);
+  /** A copy of the next `count` bytes, or undefined if the source ends
+   * first. Never a view of a piece: its producer may still change it. */
+  async read(count: number): Promise<Uint8Array | undefined> {
+    const out = new Uint8Array(count);
+    return (await this.readInto(out)) ? out : undefined;
+  }
+
+  /** The next `count` bytes as a view of the current piece when they lie
+   * in it, else gathered into `scratch` (which must hold them); undefined
+   * if the source ends first. A view is the producer's memory, which it may
+   * still change: only for a reader that copies what it verifies before it
+   * hashes it, as verifySubtree does with a combined encoding. */
+  async readView(count: number, scratch: Uint8Array): Promise<Uint8Array | undefined> {
+    if (this.#left() >= count) return this.#piece.subarray(this.#at, (this.#at += count));
+    const out = scratch.subarray(0, count);
     return (await this.readInto(out)) ? out : undefined;
   }
 
@@ -170,7 +180,8 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
       // batch and 0.62-0.64x copying each run of leaves and parents straight
       // out of the pieces (~8 K small copies per 16 MiB).
       if (outboard === undefined) {
-        const encoded = await input.read(parentsLength(size, block) + size, scratch);
+        // verifySubtree copies the leaves and parents out before hashing.
+        const encoded = await input.readView(parentsLength(size, block) + size, scratch);
         if (encoded === undefined) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`, offset);
         yield verifySubtree(encoded, 0, offset, size, expected, false, undefined).content;
       } else {
