@@ -387,6 +387,50 @@ impl Rng {
 /// Every length within ±64 of each multiple of 1024 (so of 4096 too) up to
 /// 64 KiB: one-shot through the ABI in a rotating mode, and streamed in two
 /// pieces split at a varying point.
+/// Restoring random bytes never panics: what `is_consistent` lets through
+/// (random stacks, blocks, counters and bounds of a plausible length) can be
+/// updated, finalized and saved again, with wrong digests but no trap.
+#[test]
+fn restoring_random_bytes_never_panics() {
+    let _guard = lock();
+    let mut rng = Rng(0xbe54_66cf_34e9_0c6c);
+    let slot = hasher_new(MODE_HASH) as u32;
+    let mut accepted = 0;
+    for round in 0..3000 {
+        let depth = rng.below(60) as usize;
+        let len = 8 + tree::Hasher::STACK_OFFSET + depth * 32 + if round % 8 == 0 { rng.below(40) as usize } else { 0 };
+        let mut bytes = rng.bytes(len);
+        if let Some(stack_len) = bytes.get_mut(8 + tree::Hasher::STACK_LEN_OFFSET) {
+            *stack_len = depth as u8;
+        }
+        // Plausible block fields half the time, so some get past the checks.
+        let chunk = 8 + 32;
+        if round % 2 == 0 && len > chunk + 32 + 8 + 64 + 2 {
+            bytes[chunk + 32 + 8 + 64] = rng.below(65) as u8;
+            bytes[chunk + 32 + 8 + 64 + 1] = rng.below(16) as u8;
+            bytes[chunk + 32..][..8].fill(0xff);
+            bytes[chunk + 112..][..8].fill(0);
+        }
+        stage(&bytes);
+        match hasher_restore(slot, len as u32) {
+            OK | OK_MEMORY_GREW => accepted += 1,
+            code => {
+                assert_eq!(code, E_STATE);
+                continue;
+            }
+        }
+        let more_len = rng.below(3000) as usize;
+        let more = rng.bytes(more_len);
+        stage(&more);
+        let _ = update(slot, more.len() as u32);
+        let _ = hasher_finalize(slot, 64, 0, 0);
+        let _ = hasher_finalize_non_root(slot);
+        assert!(hasher_save(slot) > 0);
+    }
+    assert!(accepted > 100, "{accepted} accepted");
+    assert_eq!(hasher_free(slot), OK);
+}
+
 #[test]
 fn every_length_near_chunk_multiples_matches_official() {
     let _guard = lock();
