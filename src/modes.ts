@@ -57,7 +57,8 @@ export function ownedModeOf(options: KeyOption | undefined, name: string, contex
   const chosen = modeOf(options, name, contextKey);
   if (chosen === HASH_MODE) return HASH_MODE; // no allocation for a plain hasher
   // modeOf's object is reused by its next call: this one is kept.
-  return { mode: chosen.mode, key: chosen.mode === MODE_KEYED ? chosen.key!.slice() : chosen.key };
+  // new Uint8Array(view) copies; a Node Buffer's slice() would be a view.
+  return { mode: chosen.mode, key: chosen.mode === MODE_KEYED ? new Uint8Array(chosen.key!) : chosen.key };
 }
 
 /** derive_key's context key of a checked context string; `name` is how a

@@ -11,7 +11,7 @@ import { abortable } from '../parallel/promises.js';
 import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../stream-source.js';
 import type { StreamChunkValues } from '../parallel/api.js';
 import { baoEncodeStream } from './encode-stream.js';
-import { blockLength, CHUNK_LEN, concat, HEADER_LEN } from './tree.js';
+import { blockLength, CHUNK_LEN, concat, copyOf, HEADER_LEN } from './tree.js';
 
 const CV_LEN = 32;
 
@@ -108,7 +108,7 @@ function bytesOf(iterator: SourceIterator): AsyncIterable<Uint8Array> {
  * comes: a source may reuse its buffer). */
 async function readAll(iterator: SourceIterator): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
-  for (let step = await iterator.next(); !step.done; step = await iterator.next()) parts.push(chunkBytes(step.value).slice());
+  for (let step = await iterator.next(); !step.done; step = await iterator.next()) parts.push(copyOf(chunkBytes(step.value)));
   return concat(parts);
 }
 

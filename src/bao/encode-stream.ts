@@ -10,7 +10,7 @@ import { type BaoEncodeOptions, type BaoEncoding, baoEncodedLength, writePreOrde
 import { levelsAbove } from './levels.js';
 import { readSource } from '../stream-source.js';
 import type { ByteSource } from './stream.js';
-import { blockLength, CHUNK_LEN, concat, HEADER_LEN, leafRootHash } from './tree.js';
+import { blockLength, CHUNK_LEN, concat, copyOf, HEADER_LEN, leafRootHash } from './tree.js';
 
 export interface BaoEncodeStreamOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}
 
@@ -49,7 +49,7 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
       const { value, done } = await iterator.next();
       if (done) break;
       const piece = toBytes(value, 'a piece of the source');
-      if (!outboard) content.push(piece.slice());
+      if (!outboard) content.push(copyOf(piece));
       for (let at = 0; at < piece.length; ) {
         // A full batch is hashed only when more bytes follow: the last
         // chunk may be the only one, and then it is the root.

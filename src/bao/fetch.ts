@@ -48,7 +48,7 @@ export interface BaoFetchOptions {
  */
 export async function baoFetchRange(url: string | URL, hash: ArrayBufferView | ArrayBufferLike, options: BaoFetchOptions): Promise<Uint8Array> {
   checkOptions(options, 'options');
-  const root = checkHash(hash).slice();
+  const root = checkHash(hash); // a copy of its own
   const { signal } = options;
   checkSignal(signal, 'options.signal');
   const get = options.fetch ?? fetch;
