@@ -280,7 +280,7 @@ export class XofReader {
     if (this.#disposed) disposedError('XOF reader');
     const bytes = toBytes(out, 'out');
     const start = this.#position;
-    const end = checkReadEnd(start, bytes.length);
+    const end = checkReadEnd(start, lengthOf(bytes));
     this.#engine.fill(this.#state, bytes, Number(start & LOW_32), Number(start >> 32n));
     this.#position = end;
     return out;

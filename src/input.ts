@@ -162,6 +162,15 @@ export function lengthOf(bytes: Uint8Array): number {
   return typedArrayLength.call(bytes) as number;
 }
 
+const typedArraySet = (typedArrayProto as { set: (this: Uint8Array, source: Uint8Array, offset: number) => void }).set;
+
+/** Copies `source` into `target` (a view from toBytes) from byte `offset`
+ * with the built-in set: a caller's own `set` would be handed our memory (a
+ * view of the wasm staging buffer, say). */
+export function copyInto(target: Uint8Array, source: Uint8Array, offset = 0): void {
+  typedArraySet.call(target, source, offset);
+}
+
 /** Bytes [start, end) of a view from toBytes, as a new plain view: never
  * the caller's own `subarray`, nor its `constructor` (which the built-in
  * subarray would ask for a species). */

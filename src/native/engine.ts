@@ -3,6 +3,7 @@
 
 import type { HasherEngine, TreeOps } from '../engine.js';
 import { BATCH } from '../hasher.js';
+import { copyInto } from '../input.js';
 import { addon, type NativeHasherHandle } from './addon.js';
 import { nativeContextKeys, nativeHashInto, offHeapKey, outputTarget } from './hash.js';
 
@@ -66,7 +67,7 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
   fill(state, out, positionLo, positionHi) {
     const into = outputTarget(out);
     state.fill(into, positionLo, positionHi);
-    if (into !== out) out.set(into);
+    if (into !== out) copyInto(out, into);
   },
   reset: (state) => state.reset(),
   clone: cloneHandle,

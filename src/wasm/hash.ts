@@ -1,6 +1,17 @@
 // One-shot hashing in the three modes on wasm.
 
-import { checkContext, checkKey, checkOptions, lengthOf, outputLength, toBytes, type HashOptions, type Input, type LengthOption } from '../input.js';
+import {
+  checkContext,
+  checkKey,
+  checkOptions,
+  copyInto,
+  lengthOf,
+  outputLength,
+  toBytes,
+  type HashOptions,
+  type Input,
+  type LengthOption,
+} from '../input.js';
 import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, modeOf, notInitialized, type Mode } from '../modes.js';
 import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
 import { fillFromSlot, maxStringUnits, stageString, updateSlotBytes, updateSlotString, wasmContextKeys } from './slot-io.js';
@@ -44,14 +55,15 @@ export function deriveKey(context: string, keyMaterial: Input, options?: LengthO
 export function hashModeInto(mode: Mode, key: Uint8Array | undefined, bytes: Uint8Array, out: Uint8Array): void {
   if (key !== undefined) keyArea.set(key);
   const length = lengthOf(bytes);
-  if (length <= stagingLen && out.length <= stagingLen) {
+  const outLength = lengthOf(out);
+  if (length <= stagingLen && outLength <= stagingLen) {
     staging.set(bytes);
-    const code = core!.hash_oneshot(mode, length, out.length);
+    const code = core!.hash_oneshot(mode, length, outLength);
     if (code < 0) fail(code, 'hash_oneshot');
-    out.set(out.length === stagingLen ? staging : staging.subarray(0, out.length));
+    copyInto(out, outLength === stagingLen ? staging : staging.subarray(0, outLength));
     return;
   }
-  out.set(throughSlot(bytes, mode, out.length));
+  copyInto(out, throughSlot(bytes, mode, outLength));
 }
 
 function hashInMode(input: Input, mode: Mode, outLength: number): Uint8Array {

@@ -2,7 +2,7 @@
 // staging-sized pieces: into hasher slots (one-shots of large inputs,
 // Hasher, XofReader), and strings as UTF-8 without an intermediate copy.
 
-import { lengthOf, rangeOf } from '../input.js';
+import { copyInto, lengthOf, rangeOf } from '../input.js';
 import { contextKeyCache } from '../modes.js';
 import { core, fail, keyArea, staging, stagingLen } from './core.js';
 
@@ -70,12 +70,12 @@ export function updateSlotBytes(slot: number, bytes: Uint8Array): void {
 /** Fills `out` with root output starting at byte `positionHi * 2^32 +
  * positionLo`. The caller has checked that the range ends by 2^64 - 1. */
 export function fillFromSlot(slot: number, out: Uint8Array, positionLo: number, positionHi: number): void {
-  const total = out.length;
+  const total = lengthOf(out);
   for (let done = 0; done < total; ) {
     const count = Math.min(stagingLen, total - done);
     const code = core!.hasher_finalize(slot, count, positionLo, positionHi);
     if (code < 0) fail(code, 'hasher_finalize');
-    out.set(count === stagingLen ? staging : staging.subarray(0, count), done);
+    copyInto(out, count === stagingLen ? staging : staging.subarray(0, count), done);
     done += count;
     positionLo += count;
     if (positionLo >= TWO_32) {

@@ -129,6 +129,26 @@ describe('views are read without calling their own methods or getters', () => {
     }
   }
 
+  it('an output array with an own `set` is filled by the built-in one, and never handed our memory', () => {
+    // 20 KB of input: the hasher has backend state on every backend.
+    const bytes = pattern(20_000);
+    for (const length of [32, 64, 65, 70_000]) {
+      const handed: unknown[] = [];
+      const out = new Uint8Array(length);
+      Object.defineProperty(out, 'set', { value: (...args: unknown[]) => handed.push(args) });
+      const hasher = createHasher().update(bytes);
+      hasher.digestInto(out);
+      expect(toHex(out)).toBe(toHex(hash(bytes, { length })));
+      out.fill(0);
+      const reader = hasher.xof();
+      reader.readInto(out);
+      expect(toHex(out)).toBe(toHex(hash(bytes, { length })));
+      expect(handed).toEqual([]);
+      reader.dispose();
+      hasher.dispose();
+    }
+  });
+
   it('a DataView and other typed arrays hash their bytes in memory order', () => {
     const bytes = pattern(4096 + 3);
     const wide = new Uint16Array(bytes.buffer.slice(0, 4096));
