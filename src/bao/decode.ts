@@ -11,7 +11,7 @@
 // the hash does not vouch for.
 
 import { toBytes } from '../input.js';
-import { equal } from './equal.js';
+import { sameBytes } from './equal.js';
 import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
 import { blockLength, CHUNK_LEN, copyOf, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
@@ -113,7 +113,7 @@ export function verifySubtree(
     end = extractNodes(tree, start, size, out, stored);
   } else out = content;
   const top = treeOps().preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
-  if (!equal(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`, offset);
+  if (!sameBytes(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`, offset);
   const bad = firstDifferentParent(stored, from, found);
   if (bad >= 0) {
     const at = offset + parentOffset(size, bad);

@@ -4,7 +4,7 @@
 // feeds it from a buffer, baoTreeDecodeRangesStream from a stream.
 
 import { BaoVerifyError, checkHash } from './decode.js';
-import { equal } from './equal.js';
+import { sameBytes } from './equal.js';
 import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
 import { chunkLogOf } from './tree-outboard.js';
 import { CHUNK_LEN, leafValue, PARENT_LEN, parentChainingValue, treeHashingOf, type TreeHashing } from './tree.js';
@@ -61,14 +61,14 @@ export function* rangeWalk({ root, size, query, minLevel, hashing }: RangeReques
     if (length <= CHUNK_LEN || (isAll(query) && level < minLevel)) {
       const bytes = yield { read: length, offset };
       if (bytes === undefined) throw new BaoVerifyError(`the encoding ends early, in the content at byte ${offset}`, offset);
-      if (!equal(leafValue(bytes, offset, isRoot, hashing), expected))
+      if (!sameBytes(leafValue(bytes, offset, isRoot, hashing), expected))
         throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       yield { piece: { offset, bytes } };
       return;
     }
     const node = yield { read: PARENT_LEN, offset };
     if (node === undefined) throw new BaoVerifyError(`the encoding ends early, at the node for byte ${offset}`, offset);
-    if (!equal(parentChainingValue(node, isRoot, hashing), expected))
+    if (!sameBytes(parentChainingValue(node, isRoot, hashing), expected))
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     const [left, right] = splitInner(query, start, start + mid);
     yield* walk(start, mid * CHUNK_LEN, false, left, node.subarray(0, 32));

@@ -11,7 +11,7 @@
 
 import { toBytes } from '../input.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
-import { equal } from './equal.js';
+import { sameBytes } from './equal.js';
 import { blockLength, concat, copyOf, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
 
 type Bytes = ArrayBufferView | ArrayBufferLike;
@@ -47,12 +47,12 @@ export function baoDecodeSlice(slice: Bytes, hash: Bytes, start: number, length:
     if (size <= block) {
       const leaf = take(size);
       const found = leafValue(leaf, offset, isRoot);
-      if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
+      if (!sameBytes(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       if (!empty) parts.push(leaf.subarray(Math.max(0, from - offset), Math.min(size, to - offset)));
       return;
     }
     const node = take(PARENT_LEN);
-    if (!equal(parentChainingValue(node, isRoot), expected))
+    if (!sameBytes(parentChainingValue(node, isRoot), expected))
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     const left = leftLength(size);
     subtree(offset, left, node.subarray(0, 32), false);

@@ -13,7 +13,7 @@
 import { toBytes } from '../input.js';
 import { type BodySource, type Pull, pullFrom } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
-import { equal } from './equal.js';
+import { sameBytes } from './equal.js';
 import { blockLength, copyOf, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
 
 /** Subtrees up to this size are read whole and verified in one batched
@@ -195,7 +195,7 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
     if (size <= block) {
       const leaf = await input.read(size);
       if (leaf === undefined) throw new BaoVerifyError(`encoding ended inside the content at byte ${offset}`, offset);
-      if (!equal(leafValue(leaf, offset, isRoot), expected)) {
+      if (!sameBytes(leafValue(leaf, offset, isRoot), expected)) {
         throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       }
       if (size > 0) yield leaf;
@@ -203,7 +203,7 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
     }
     const node = await parent();
     if (node === undefined) throw new BaoVerifyError(`encoding ended inside a tree node above byte ${offset}`, offset);
-    if (!equal(parentChainingValue(node, isRoot), expected))
+    if (!sameBytes(parentChainingValue(node, isRoot), expected))
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     const left = leftLength(size);
     yield* subtree(offset, left, node.subarray(0, 32), false);

@@ -13,7 +13,7 @@ import { checkOptions, toBytes, type Input } from '../input.js';
 import { treeOps } from '../tree-ops.js';
 import { BaoVerifyError, checkHash, firstDifferentParent } from './decode.js';
 import { encodeTree } from './encode.js';
-import { equal } from './equal.js';
+import { sameBytes } from './equal.js';
 import { forEachParent, isParent, treeLevels, writeParent } from './levels.js';
 import { blockLength, CHUNK_LEN, copyOf, PARENT_LEN, parentsLength, treeHashingOf, type TreeHashing } from './tree.js';
 
@@ -75,7 +75,7 @@ export function baoTreeDecodeOutboard(
   if (!post) {
     // The backend builds the whole outboard in one pass; compared as stored.
     const built = new Uint8Array(tree.length);
-    if (!equal(treeOps().preOrder(hashing.mode, hashing.key, data, 0, Math.log2(block / CHUNK_LEN), false, true, built), root)) {
+    if (!sameBytes(treeOps().preOrder(hashing.mode, hashing.key, data, 0, Math.log2(block / CHUNK_LEN), false, true, built), root)) {
       throw new BaoVerifyError('the content does not match the hash');
     }
     const bad = firstDifferentParent(tree, 0, built);
@@ -88,7 +88,7 @@ export function baoTreeDecodeOutboard(
     return data;
   }
   const { levels, top: found } = treeLevels(data, 0, true, hashing);
-  if (!equal(found, root)) throw new BaoVerifyError('the content does not match the hash');
+  if (!sameBytes(found, root)) throw new BaoVerifyError('the content does not match the hash');
   let cursor = 0;
   forEachParent(data.length, block, post, (offset, size, left) => {
     if (!isParent(levels, offset, size, left, tree, cursor)) {

@@ -18,7 +18,7 @@
 
 import { toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash } from './decode.js';
-import { equal } from './equal.js';
+import { sameBytes } from './equal.js';
 import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
 import { rangeRequest, rangeWalk, type VerifiedPiece } from './range-walk.js';
 import { chunkLogOf, orderOf } from './tree-outboard.js';
@@ -96,7 +96,7 @@ export function baoTreeEncodeRanges(
     outboard === undefined
       ? encodeGroups(0, content, true, query, minLevel, parts, hashing)
       : encodeAbove(content, outboard, post, trusted, query, minLevel, parts, hashing);
-  if (trusted !== undefined && !equal(hash, trusted)) throw new BaoVerifyError('the content does not match options.hash');
+  if (trusted !== undefined && !sameBytes(hash, trusted)) throw new BaoVerifyError('the content does not match options.hash');
   // Nothing asked, nothing sent (bao-tree checks before truncating).
   return { encoding: asked.length === 0 ? new Uint8Array(0) : concat(parts), hash };
 }
@@ -158,7 +158,7 @@ function encodeAbove(
   if (content.length <= block) return encodeGroups(0, content, true, query, minLevel, parts, hashing);
   const root = trusted ?? leafRootHash(content, hashing);
   const rootAt = post ? total - PARENT_LEN : 0;
-  if (!equal(parentChainingValue(outboard.subarray(rootAt, rootAt + PARENT_LEN), true, hashing), root)) {
+  if (!sameBytes(parentChainingValue(outboard.subarray(rootAt, rootAt + PARENT_LEN), true, hashing), root)) {
     throw new BaoVerifyError("the outboard's root node does not match the root hash");
   }
   /** `first`: where the subtree's parents start in the outboard. */
@@ -167,13 +167,13 @@ function encodeAbove(
     if (length <= block) {
       if (query.length === 0) return;
       const found = encodeGroups(start, content.subarray(offset, offset + length), isRoot, query, minLevel, parts, hashing);
-      if (!equal(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`, offset);
+      if (!sameBytes(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`, offset);
       return;
     }
     if (query.length === 0) return;
     const at = post ? first + parentsLength(length, block) - PARENT_LEN : first;
     const node = outboard.subarray(at, at + PARENT_LEN);
-    if (!isRoot && !equal(parentChainingValue(node, false, hashing), expected))
+    if (!isRoot && !sameBytes(parentChainingValue(node, false, hashing), expected))
       throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match its parent`, offset);
     parts.push(node);
     const { mid } = shape(length);
