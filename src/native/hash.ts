@@ -1,7 +1,18 @@
 // One-shot hashing through the native addon, with the same argument checks
 // and errors as the wasm functions (input.ts).
 
-import { checkContext, checkKey, checkOptions, outputLength, toBytes, type HashOptions, type Input, type LengthOption } from '../input.js';
+import {
+  checkContext,
+  checkKey,
+  checkOptions,
+  copyInto,
+  lengthOf,
+  outputLength,
+  toBytes,
+  type HashOptions,
+  type Input,
+  type LengthOption,
+} from '../input.js';
 import { HASH_MODE, MODE_DERIVE_KEY, MODE_KEYED, contextKeyCache, modeOf, notInitialized, type ModeKey } from '../modes.js';
 import { addon } from './addon.js';
 
@@ -32,9 +43,10 @@ const scratchOut32 = scratchOut.subarray(0, 32);
 
 /** `bytes` as native code can borrow it without a copy out of the V8 heap. */
 function offHeap(bytes: Uint8Array, scratch: Uint8Array): Uint8Array {
-  if (bytes.length > ON_HEAP_MAX) return bytes;
+  const length = lengthOf(bytes);
+  if (length > ON_HEAP_MAX) return bytes;
   scratch.set(bytes);
-  return scratch.length === bytes.length ? scratch : scratch.subarray(0, bytes.length);
+  return scratch.length === length ? scratch : scratch.subarray(0, length);
 }
 
 /** A key or context key, off the heap for the duration of one native call. */
@@ -44,17 +56,18 @@ export function offHeapKey(key: Uint8Array | undefined): Uint8Array | undefined 
 
 /** Where a native call should write `out`: `out` itself, or an off-heap
  * scratch view when `out` is small enough to live in the V8 heap (the
- * caller then copies it back: `if (into !== out) out.set(into)`). */
+ * caller then copies it back: `if (into !== out) copyInto(out, into)`). */
 export function outputTarget(out: Uint8Array): Uint8Array {
-  if (out.length > ON_HEAP_MAX) return out;
-  return out.length === 32 ? scratchOut32 : scratchOut.subarray(0, out.length);
+  const length = lengthOf(out);
+  if (length > ON_HEAP_MAX) return out;
+  return length === 32 ? scratchOut32 : scratchOut.subarray(0, length);
 }
 
 /** Fills `out` (any length) with a one-shot hash. */
 export function nativeHashInto(mode: number, key: Uint8Array | undefined, input: Uint8Array, out: Uint8Array): void {
   const into = outputTarget(out);
   addon!.hashInto(mode, offHeapKey(key), offHeap(input, scratchIn), into);
-  if (into !== out) out.set(into);
+  if (into !== out) copyInto(out, into);
 }
 
 function oneShot(input: Input, { mode, key }: ModeKey, length: number): Uint8Array {
