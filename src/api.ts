@@ -62,8 +62,9 @@ export function apiFor(active: Backend, oneShots: OneShots = wasmOneShots): Blak
   return Object.freeze({ backend: active, ...oneShots, createHasher, Hasher, XofReader, toHex });
 }
 
-/** Diagnostics for tests and leak hunting: live wasm hasher slots and the
- * wasm memory size in bytes. */
+/** Diagnostics for tests and leak hunting: the wasm slots hashers and
+ * readers hold (at most 4,096; any more keep their state in JS memory) and
+ * the wasm memory size in bytes. */
 export function memoryStats(): { liveHashers: number; memoryBytes: number } | undefined {
   if (core === undefined) return undefined;
   return { liveHashers: core.slots_in_use(), memoryBytes: core.memory.buffer.byteLength };
