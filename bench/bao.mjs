@@ -52,7 +52,9 @@ for (const mib of values.sizes.split(',').map(Number)) {
     .add('baoDecodeStream, 64 KiB pieces', () => drain(b3.baoDecodeStream(pieces(encoding), hash)))
     .add('baoDecodeStream outboard, 64 KiB pieces', () => drain(b3.baoDecodeStream(pieces(content), hash, { outboard })))
     .add('baoTreeEncodeRanges, one group, hashing all', () => b3.baoTreeEncodeRanges(content, middleGroup))
-    .add('baoTreeEncodeRanges, one group, from outboard', () => b3.baoTreeEncodeRanges(content, middleGroup, { outboard: irohOutboard, hash: treeHash }));
+    .add('baoTreeEncodeRanges, one group, from outboard', () =>
+      b3.baoTreeEncodeRanges(content, middleGroup, { outboard: irohOutboard, hash: treeHash }),
+    );
   await bench.run();
   // tinybench 6 (bench/'s own) gives the median as latency.p50; 2 (the
   // root's, when bench/ has no node_modules) keeps the samples.

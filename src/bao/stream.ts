@@ -124,7 +124,11 @@ export class PieceReader {
  */
 export function baoDecodeStream(source: ByteSource, hash: ArrayBufferView | ArrayBufferLike, options?: BaoStreamOptions): ReadableStream<Uint8Array> {
   const root = checkHash(hash);
-  const outboard = options?.outboard === undefined ? undefined : copyOf(toBytes(options.outboard, 'options.outboard'));
+  // Not copied whole (that would hold 1/16 of the content): each node is
+  // copied as it is read and checked in the copy, and a batch's stored
+  // parents are only compared, so a later change by the caller is never
+  // used, only found different.
+  const outboard = options?.outboard === undefined ? undefined : toBytes(options.outboard, 'options.outboard');
   const input = new PieceReader(source);
   return verifiedStream(input, verifiedLeaves(input, root, outboard));
 }
@@ -165,8 +169,13 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
   }
   let cursor = HEADER_LEN;
   const parent = async (): Promise<Uint8Array | undefined> => {
-    if (outboard !== undefined) return outboard.subarray(cursor, (cursor += PARENT_LEN));
-    return input.read(PARENT_LEN);
+    if (outboard === undefined) return input.read(PARENT_LEN);
+    stored(PARENT_LEN);
+    return copyOf(outboard.subarray(cursor, (cursor += PARENT_LEN)));
+  };
+  /** Whether the caller's outboard still holds the next `count` bytes. */
+  const stored = (count: number): void => {
+    if (outboard!.length < cursor + count) throw new TypeError('blake3-kit: options.outboard was detached or shrunk while the stream read it');
   };
   // Holds a combined batch as it arrives; its leaves are copied out of it.
   const scratch = new Uint8Array(outboard === undefined ? parentsLength(BATCH, block) + BATCH : 0);
@@ -187,6 +196,7 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
       } else {
         const leaves = new Uint8Array(size);
         if (!(await input.readInto(leaves))) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`, offset);
+        stored(parentsLength(size, block));
         cursor = verifySubtree(outboard, cursor, offset, size, expected, false, leaves).end;
         yield leaves;
       }

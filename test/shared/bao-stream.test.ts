@@ -191,9 +191,9 @@ describe('baoDecodeStream and memory the caller changes', () => {
   // A forged last chunk arrives; the caller's outboard vouches for the
   // genuine content while the stream checks its root node, then its root
   // node's right half (the value the last subtree is checked against)
-  // becomes the forged content's. The outboard is copied when the stream
-  // is made, so the change is never seen and the forgery fails.
-  it('reads the outboard as it was when called', async () => {
+  // becomes the forged content's. Each node is copied when it is read and
+  // checked, so the change is never used and the forgery fails.
+  it('uses only outboard nodes it copied and checked', async () => {
     const content = rng.bytes(3 * 1024 + 100);
     const forged = content.slice();
     forged[content.length - 20]! ^= 1;
