@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { installArm64Node } from './arm64-node.mjs';
+import { installNodeVersions } from './node-versions.mjs';
 import { CROSS, buildNative, outputs as nativeOutputs } from './build-native.mjs';
 import { capture, cargoBin, main, newestMtime, oldestMtime, root, run } from './lib.mjs';
 
@@ -205,6 +206,7 @@ await main(async () => {
   if (forBrowser) chromium();
   if (forTests) b3sum();
   if (forTests) crossToolchains();
+  if (forTests) installNodeVersions(say);
   await wasm();
   native();
   typescript();

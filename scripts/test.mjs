@@ -3,22 +3,25 @@
 // JavaScript, tsc over the tests, cargo fmt --check, cargo clippy -D
 // warnings), then Rust unit
 // tests (natively, then the native addon's core for aarch64 under qemu), then
-// the shared JS suite in Node and in Chromium, each against both wasm
-// flavours. Every step runs even if an earlier one failed, so one run shows
-// everything that is broken.
+// the JS suite in Node (wasm simd and scalar, native, auto), the shared
+// suite again on Node 22, 24 and 26 (wasm-simd and native), and the suite
+// in Chromium against both wasm flavours. Every step runs even if an
+// earlier one failed, so one run shows everything that is broken.
 //
-//   node scripts/test.mjs [--only lint|types|rustfmt|clippy|rust|aarch64|node|browser]...
+//   node scripts/test.mjs [--only lint|types|rustfmt|clippy|rust|aarch64|node|nodes|browser]...
 //
 // The last line is always `tests: N passed, M failed[, K skipped]`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { CROSS, cargoBuildArgs } from './build-native.mjs';
 import { FLAVOURS } from './build-wasm.mjs';
+import { NODE_VERSIONS, nodeBinary } from './node-versions.mjs';
 import { root, spawnCollect, table } from './lib.mjs';
 
 const vitestBin = join(root, 'node_modules', '.bin', 'vitest');
+const vitestEntry = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const biomeBin = join(root, 'node_modules', '.bin', 'biome');
 const tscBin = join(root, 'node_modules', '.bin', 'tsc');
 const manifest = join(root, 'crate', 'Cargo.toml');
@@ -38,6 +41,17 @@ const STEPS = {
     // After the aarch64 step the arm64 addon is built: its test must run, not skip.
     run: () =>
       vitest('node', ['node-simd', 'node-scalar', 'node-native', 'node-auto'], selected.includes('aarch64') ? { BLAKE3_KIT_REQUIRE_ARM64: '1' } : {}),
+  },
+  // The shared suite on the other Node releases users run (one vitest per
+  // release, under that release's binary), on wasm-simd and native.
+  nodes: {
+    label: `node ${NODE_VERSIONS.map((v) => v.split('.')[0]).join(', ')} (shared: simd, native)`,
+    run: () =>
+      sumOf(
+        NODE_VERSIONS.map(
+          (version) => () => vitest(`node-${version}`, ['node-simd', 'node-native'], {}, { node: nodeBinary(version), files: ['test/shared'] }),
+        ),
+      ),
   },
   browser: { label: 'chromium (simd, scalar)', run: () => vitest('browser', ['chromium-simd', 'chromium-scalar']) },
 };
@@ -143,12 +157,37 @@ function neonLinked(nm) {
   return r.status === 0 && /\bT blake3_hash_many_neon$/m.test(r.stdout);
 }
 
-async function vitest(name, projects, env = {}) {
+/** `runs` one after another, their counts added up. */
+async function sumOf(runs) {
+  const sum = { ok: true, passed: 0, failed: 0, skipped: 0, error: undefined, failures: [] };
+  for (const run of runs) {
+    const r = await run();
+    sum.ok &&= r.ok;
+    sum.passed += r.passed;
+    sum.failed += r.failed;
+    sum.skipped += r.skipped;
+    sum.error ??= r.error;
+    sum.failures.push(...r.failures);
+  }
+  return sum;
+}
+
+/** vitest over `projects`; with `node`, under that Node binary (it and the
+ * processes it starts: first on PATH), and with `files`, only those. */
+async function vitest(name, projects, env = {}, { node, files = [] } = {}) {
   // Our local vitest rather than `npx vitest`, which would download one if missing.
   const report = join(tmp, `${name}.json`);
-  const args = ['run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
+  const args = [
+    'run',
+    ...projects.flatMap((p) => ['--project', p]),
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+    ...files,
+  ];
+  if (node !== undefined) env = { ...env, PATH: `${dirname(node)}:${process.env.PATH}` };
   // Counts come from the JSON report, so vitest keeps the terminal to itself.
-  const r = await spawnCollect(vitestBin, args, { collect: false, env });
+  const r = await spawnCollect(node ?? vitestBin, node === undefined ? args : [vitestEntry, ...args], { collect: false, env });
   let json = {};
   try {
     json = JSON.parse(readFileSync(report, 'utf8'));
