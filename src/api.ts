@@ -7,7 +7,8 @@ import { core } from './wasm/core.js';
 import { deriveKey, hash, keyedHash } from './wasm/hash.js';
 import type { Backend } from './wasm/load.js';
 
-export { backend, deriveKey, hash, keyedHash, type BackendChoice, type InitOptions } from './backend.js';
+export { backend, backendStatus, deriveKey, hash, keyedHash, type BackendChoice, type BackendStatus, type InitOptions } from './backend.js';
+export type { BlockChoice, BlockCode } from './wasm/blocks.js';
 
 export { Hasher, XofReader, createHasher } from './hasher.js';
 export { toHex } from './hex.js';

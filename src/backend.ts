@@ -8,7 +8,8 @@ import { apiFor, wasmOneShots, type Blake3, type OneShots } from './api.js';
 import { useEngine, type HasherEngine, type ManyOps, type TreeOps } from './engine.js';
 import { wasmEngine } from './wasm/engine.js';
 import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from './wasm/hash.js';
-import { loadWasm, type Backend, type Flavour, type Platform, type WasmBackend, type WasmSource } from './wasm/load.js';
+import { blockChoice, type BlockChoice } from './wasm/blocks.js';
+import { loadWasm, simdSupported, type Backend, type Flavour, type Platform, type WasmBackend, type WasmSource } from './wasm/load.js';
 
 /** `auto` (default): the native addon for large inputs and wasm for small
  * ones where the addon loads (Node), else wasm. `wasm`: wasm, SIMD where the
@@ -53,11 +54,27 @@ export let keyedHash = wasmKeyedHash;
 export let deriveKey = wasmDeriveKey;
 
 let active: Backend | undefined;
+let reason = '';
 let started: Promise<Blake3> | undefined;
 
 /** The backend in use, or undefined before init() resolves. */
 export function backend(): Backend | undefined {
   return active;
+}
+
+export interface BackendStatus {
+  /** As backend(). */
+  backend: Backend | undefined;
+  /** Why init() chose it, in a sentence. */
+  reason: string;
+  /** Which single-block code the wasm module runs (small inputs, tails,
+   * output), and how that was decided; undefined without wasm. */
+  wasmBlocks: BlockChoice | undefined;
+}
+
+/** What init() chose and why, for logs and bug reports. */
+export function backendStatus(): BackendStatus {
+  return { backend: active, reason, wasmBlocks: active === undefined || active === 'native' ? undefined : blockChoice() };
 }
 
 /** Whether the addon serves large inputs (the native and routed backends). */
@@ -68,6 +85,8 @@ export function nativeInUse(): boolean {
 /** What was asked for: whether to load the addon, and which wasm flavour. */
 interface Request {
   choice: BackendChoice;
+  /** Where the choice came from, for backendStatus(). */
+  from: string;
   native: 'no' | 'try' | 'must';
   wasm: Flavour | 'auto' | 'none';
 }
@@ -81,10 +100,16 @@ function checkChoice(value: unknown, what: string): BackendChoice {
 
 function request(platform: BackendPlatform, options: InitOptions): Request {
   let choice: BackendChoice = 'auto';
-  if (options.backend !== undefined) choice = checkChoice(options.backend, 'options.backend');
-  else {
+  let source = 'the default';
+  if (options.backend !== undefined) {
+    choice = checkChoice(options.backend, 'options.backend');
+    source = 'init({ backend })';
+  } else {
     const variable = platform.backendVariable?.();
-    if (variable !== undefined && variable !== '') choice = checkChoice(variable, BACKEND_VARIABLE);
+    if (variable !== undefined && variable !== '') {
+      choice = checkChoice(variable, BACKEND_VARIABLE);
+      source = BACKEND_VARIABLE;
+    }
   }
   const flavour = options.flavour ?? 'auto';
   if (flavour !== 'auto' && flavour !== 'simd' && flavour !== 'scalar') {
@@ -92,12 +117,12 @@ function request(platform: BackendPlatform, options: InitOptions): Request {
   }
   const hasNative = platform.loadNative !== undefined;
   if (choice === 'native' && !hasNative) throw new Error("blake3-kit: the native backend exists only in Node; use backend 'wasm'");
-  if (choice === 'auto' || choice === 'wasm') return { choice, native: choice === 'auto' && hasNative ? 'try' : 'no', wasm: flavour };
+  if (choice === 'auto' || choice === 'wasm') return { choice, from: source, native: choice === 'auto' && hasNative ? 'try' : 'no', wasm: flavour };
   if (flavour !== 'auto' && choice !== `wasm-${flavour}`) {
     throw new TypeError(`blake3-kit: flavour ${flavour} does not go with backend ${choice}`);
   }
-  if (choice === 'native') return { choice, native: 'must', wasm: 'none' };
-  return { choice, native: 'no', wasm: choice === 'wasm-simd' ? 'simd' : 'scalar' };
+  if (choice === 'native') return { choice, from: source, native: 'must', wasm: 'none' };
+  return { choice, from: source, native: 'no', wasm: choice === 'wasm-simd' ? 'simd' : 'scalar' };
 }
 
 /** Whether the backend in use serves a later init() call's request. */
@@ -147,10 +172,23 @@ async function start(platform: BackendPlatform, options: InitOptions, wanted: Re
       }
     }
   }
-  if (native !== undefined && wanted.wasm === 'none') return use('native', native.oneShots, native.engine, native.tree, native.many);
+  if (native !== undefined && wanted.wasm === 'none') {
+    reason = `native, asked for with ${wanted.from}`;
+    return use('native', native.oneShots, native.engine, native.tree, native.many);
+  }
   const wasm = await loadWasm(platform, wanted.wasm === 'none' ? 'auto' : wanted.wasm, options.source);
+  reason = reasonFor(wanted, wasm, native !== undefined);
   if (native === undefined) return use(wasm, wasmOneShots, wasmEngine);
   return use(`native+${wasm}`, native.routed.oneShots, native.routed.engine, native.routed.tree, native.routed.many);
+}
+
+function reasonFor(wanted: Request, wasm: WasmBackend, native: boolean): string {
+  let why = simdSupported() ? 'this engine validates WebAssembly SIMD' : 'this engine has no WebAssembly SIMD';
+  if (wanted.choice.startsWith('wasm-')) why = `asked for with ${wanted.from}`;
+  else if (wanted.wasm === 'simd' || wanted.wasm === 'scalar') why = 'asked for with init({ flavour })';
+  if (native) return `${wanted.choice}, from ${wanted.from}: the native addon loaded and takes large inputs; ${wasm} takes small ones (${why})`;
+  const addon = wanted.native === 'try' ? '; the native addon did not load (see nativeStatus())' : '';
+  return `${wasm} (${why})${addon}`;
 }
 
 function use(chosen: Backend, oneShots: OneShots, engine: HasherEngine<unknown>, tree?: TreeOps, many?: ManyOps): Blake3 {

@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 6;
+export const ABI_VERSION = 7;
 
 const E_NO_MEMORY = -4;
 const OK_MEMORY_GREW = 1;
@@ -16,6 +16,8 @@ export interface CoreExports {
   readonly memory: WasmMemory;
   abi_version(): number;
   is_simd(): number;
+  set_word_blocks(words: number): number;
+  word_blocks(): number;
   staging_ptr(): number;
   staging_len(): number;
   key_ptr(): number;

@@ -4,6 +4,7 @@
 // When and which: backend.ts.
 
 import type { WasmModule } from './types.js';
+import { probeBlocks } from './blocks.js';
 import { ABI_VERSION, attach, type CoreExports } from './core.js';
 
 export type Flavour = 'simd' | 'scalar';
@@ -53,6 +54,7 @@ export async function loadWasm(platform: Platform, requestedFlavour: Flavour | '
   const module = await compile(platform, await chosen);
   const wasmExports = instantiate(module);
   attach(wasmExports);
+  probeBlocks(wasmExports);
   compiled = module;
   return wasmExports.is_simd() === 1 ? 'wasm-simd' : 'wasm-scalar';
 }

@@ -27,7 +27,10 @@ reader.position = 1000;
 b3.configureParallel({ workers: 2, threshold: 0 });
 const parallel = b3.toHex(await b3.hashParallel(input(4 << 20)));
 const { error, ...native } = b3.nativeStatus();
+// The single-block probe runs on timers after init(): wait for its verdict.
+for (let i = 0; i < 400 && b3.backendStatus().wasmBlocks?.how === 'probing'; i++) await new Promise((r) => setTimeout(r, 5));
 console.log(JSON.stringify({
+  status: b3.backendStatus(),
   backend: api.backend,
   hashes: [0, 1, 1024, 1025, 100_000].map((n) => b3.toHex(api.hash(input(n)))),
   keyed: b3.toHex(api.keyedHash(key, input(3000))),
@@ -54,6 +57,7 @@ const expected = {
 
 interface Report {
   backend: string;
+  status: { backend: string; reason: string; wasmBlocks?: { blocks: string; how: string } };
   workers: { started: number; jobs: number };
   native: { loaded: boolean; error?: string };
 }
@@ -77,6 +81,10 @@ describe.runIf(inject('flavour') === 'simd')('Bun and Deno, from the tarballs as
     expect(result.stderr).toBe('');
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject(expected);
+    // Why this backend, and the single-block code measured on this engine.
+    expect(report.status.backend).toBe(report.backend);
+    expect(report.status.reason).toContain(report.backend.replace('native+', ''));
+    expect(report.status.wasmBlocks).toMatchObject({ how: 'measured', blocks: expect.stringMatching(/^(rows|words)$/) });
     return report;
   }
 

@@ -63,7 +63,7 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 6;
+pub const ABI_VERSION: u32 = 7;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
@@ -169,6 +169,17 @@ exports! {
 
     /// 1 in the simd128 flavour, so a user-supplied module reports truly.
     pub fn is_simd() -> u32 { cfg!(feature = "simd") as u32 }
+
+    /// Single blocks on `u32` words (1) or row-wise v128 (0): JS times both at
+    /// start-up and keeps the faster (see `kernel::set_word_blocks`). The
+    /// scalar build has only words: E_MODE for 0. Returns the setting.
+    pub fn set_word_blocks(words: u32) -> i32 {
+        if words > 1 || !kernel::set_word_blocks(words == 1) { return E_MODE }
+        words as i32
+    }
+
+    /// The single-block setting in force: 1 words, 0 row-wise.
+    pub fn word_blocks() -> u32 { Kernel::detect().word_blocks() as u32 }
 
     /// Address of the staging buffer in linear memory.
     pub fn staging_ptr() -> u32 { STAGING.ptr() as usize as u32 }

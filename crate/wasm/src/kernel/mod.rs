@@ -8,9 +8,14 @@
 //! - `hash_parents`: pairs of chaining values to their parents, in place.
 //!
 //! `portable.rs` is plain `u32` code, the scalar build's whole kernel.
-//! The SIMD build compresses single blocks row-wise in `rows.rs` (as
-//! upstream's SSE4.1 code does) and four chunks or parents at once in
-//! `wasm_simd.rs`.
+//! The SIMD build compresses four chunks or parents at once in
+//! `wasm_simd.rs`, and single blocks either row-wise in `rows.rs` (as
+//! upstream's SSE4.1 code does) or on `u32` words in `portable.rs`: which
+//! one is faster depends on the host and the engine (rows 1.1x words in V8
+//! and 2.8x in JavaScriptCore on an Intel Xeon, words about 1.85x rows on an
+//! AMD Zen 5), so JS measures both at start-up (src/wasm/blocks.ts) and sets
+//! the faster with `set_word_blocks`. Both in one module cost 2.4 KB of
+//! wasm.
 
 pub mod portable;
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
@@ -82,26 +87,57 @@ pub fn bytes_from_words(words: &Words) -> [u8; 32] {
     bytes
 }
 
+/// Which code the SIMD build runs for single blocks (chunk states, single
+/// chunks, parents, root output): row-wise v128 (`rows.rs`) or plain `u32`
+/// words (`portable.rs`). Neither wins on every host and engine (see
+/// `rows.rs`): JS times both at start-up and sets the faster here.
+#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+static WORD_BLOCKS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// Single blocks on `u32` words (true) or row-wise (false); returns whether
+/// this build can do what was asked: the scalar build has only words.
+pub fn set_word_blocks(words: bool) -> bool {
+    #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        WORD_BLOCKS.store(words, core::sync::atomic::Ordering::Relaxed);
+        true
+    }
+    #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+    words
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
-    // Not in the SIMD build, so that no match there keeps the portable
-    // single-block code alive (7 KB of wasm) for a kernel it never picks.
+    /// The scalar build's only kernel.
     #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
     Portable,
+    /// Four chunks or parents at once in v128 lanes, single blocks row-wise.
     #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
     Simd128,
+    /// Four at once as `Simd128`, single blocks on `u32` words.
+    #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+    Simd128WordBlocks,
 }
 
 impl Kernel {
-    /// The fastest kernel this build has. The choice is made at build time: a
-    /// module either validates with simd128 or is the scalar build.
+    /// The kernel this build runs: the scalar build's only one, or the SIMD
+    /// build's with the single-block code JS chose (`set_word_blocks`).
     #[inline(always)]
     pub fn detect() -> Kernel {
         #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-        let kernel = Kernel::Simd128;
+        let kernel = if WORD_BLOCKS.load(core::sync::atomic::Ordering::Relaxed) { Kernel::Simd128WordBlocks } else { Kernel::Simd128 };
         #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
         let kernel = Kernel::Portable;
         kernel
+    }
+
+    /// Whether single blocks run on `u32` words.
+    pub fn word_blocks(self) -> bool {
+        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        let words = self == Kernel::Simd128WordBlocks;
+        #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+        let words = true;
+        words
     }
 
     /// Compresses one block into `cv`.
@@ -112,6 +148,8 @@ impl Kernel {
             Kernel::Portable => portable::compress_in_place(cv, block, block_len, counter, flags),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => rows::compress_in_place(cv, block, block_len, counter, flags),
+            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128WordBlocks => portable::compress_in_place(cv, block, block_len, counter, flags),
         }
     }
 
@@ -123,6 +161,8 @@ impl Kernel {
             Kernel::Portable => portable::compress_xof(cv, block, block_len, counter, flags),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => rows::compress_xof(cv, block, block_len, counter, flags),
+            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128WordBlocks => portable::compress_xof(cv, block, block_len, counter, flags),
         }
     }
 
@@ -146,7 +186,7 @@ impl Kernel {
                 }
             }
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => wasm_simd::xof4(cv, block, block_len, counter, flags, out),
+            Kernel::Simd128 | Kernel::Simd128WordBlocks => wasm_simd::xof4(cv, block, block_len, counter, flags, out),
         }
     }
 
@@ -165,7 +205,7 @@ impl Kernel {
             #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
             Kernel::Portable => portable::hash_chunks(input, key, counter, flags, out),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => wasm_simd::hash_chunks(input, key, counter, flags, out),
+            Kernel::Simd128 | Kernel::Simd128WordBlocks => wasm_simd::hash_chunks(input, key, counter, flags, out),
         }
     }
 
@@ -182,6 +222,11 @@ impl Kernel {
             }
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
             Kernel::Simd128 => Some(rows::hash_chunk_pair(chunk, tail, key, counter, flags)),
+            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            Kernel::Simd128WordBlocks => {
+                let _ = (chunk, tail, key, counter, flags);
+                None
+            }
         }
     }
 
@@ -193,7 +238,7 @@ impl Kernel {
             #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
             Kernel::Portable => portable::hash_parents(cvs, key, flags),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => wasm_simd::hash_parents(cvs, key, flags),
+            Kernel::Simd128 | Kernel::Simd128WordBlocks => wasm_simd::hash_parents(cvs, key, flags),
         }
     }
 }

@@ -1,8 +1,9 @@
 //! The portable kernel: BLAKE3's compression on eight `u32` locals per row,
 //! all seven rounds unrolled. The scalar build uses it for everything; the
-//! SIMD build hashes single blocks with rows.rs instead (its table and the
-//! Chromium finding below are there) and keeps only `hash_chunks` and
-//! `hash_parents_from` from here, for leftovers.
+//! SIMD build keeps `hash_chunks` and `hash_parents_from` from here for
+//! leftovers, and its single blocks run here or in rows.rs, whichever JS
+//! measured faster at start-up (see mod.rs; rows.rs has the Chromium finding
+//! below).
 //!
 //! Measured with `node bench/kernel-ab.mjs` (Node 20.20, 2-core AMD EPYC
 //! shared with other jobs; MB/s medians of 25 alternating rounds in one
@@ -160,7 +161,7 @@ fn compress_chunk_block(cv: &mut Words, block: &[u8; BLOCK_LEN], counter: u64, f
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
 #[inline(always)]
 fn compress_chunk_block(cv: &mut Words, block: &[u8; BLOCK_LEN], counter: u64, flags: u32) {
-    super::rows::compress_in_place(cv, block, BLOCK_LEN as u32, counter, flags)
+    super::Kernel::detect().compress_in_place(cv, block, BLOCK_LEN as u32, counter, flags)
 }
 
 pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {

@@ -1,0 +1,145 @@
+// Which code the SIMD module runs for single blocks (inputs up to a few KiB,
+// tails, root output): row-wise v128 or plain u32 words. Neither wins on
+// every host and engine, so it is measured where it runs, once per module.
+//
+// ns per hash_oneshot(1 KiB), medians of 15 alternating rounds in one
+// process (`bench/small-path.mjs`, 2-core Intel Xeon model 207, shared):
+//
+// | engine             | rows | words | words ÷ rows |
+// |--------------------|-----:|------:|-------------:|
+// | Node 20.20 (V8)    | 1382 |  1525 |         1.10 |
+// | Deno 2.9.6 (V8)    | 1638 |  3376 |         2.06 |
+// | Bun 1.4.5 (JSC)    | 1336 |  2674 |         2.00 |
+//
+// On an AMD EPYC Zen 5 the other way round: the scalar module, whose blocks
+// are these words, hashed 1 KiB 1.5-1.9x faster than the SIMD module with
+// rows, in V8, SpiderMonkey and JavaScriptCore alike.
+//
+// The probe runs in slices on later macrotasks, not in init(): the first
+// calls after instantiation run baseline code (V8's Liftoff, JSC's BBQ), which
+// ranks the two differently from the optimised code, and a page should not
+// stall for it. Until it ends, blocks run row-wise.
+
+import type { CoreExports } from './core.js';
+
+export type BlockCode = 'rows' | 'words';
+
+export interface BlockChoice {
+  /** The single-block code in use. */
+  blocks: BlockCode;
+  /** 'probing' until the measurement ends; then 'measured'. 'only' for the
+   * scalar module (words only), 'forced' when set by the caller,
+   * 'unmeasured' where the clock stands still while code runs (workerd) or
+   * no timer may be set: rows, the default. */
+  how: 'probing' | 'measured' | 'only' | 'forced' | 'unmeasured';
+  /** Best µs per 1 KiB hash of each, once measured. */
+  rowsMicros?: number;
+  wordsMicros?: number;
+}
+
+const PROBE_LEN = 1024;
+// Each slice hashes for one clock edge to the next edge at least this far
+// on, so even a 1 ms clock (browsers without cross-origin isolation) times it
+// to a few calls; slices alternate rows and words, one per macrotask.
+const SLICE_MS = 1;
+// The first slices warm both up (tier-up); the median of the rest decides.
+const WARM_SLICES = 6;
+const SLICES = 18;
+// Words replace the default only when clearly faster: a noisy probe must not
+// trade a sure 1.1x for nothing.
+const MARGIN = 0.9;
+// A slice that reaches this many calls without the clock moving ends the
+// probe (3-12 ms of 1 KiB hashes).
+const MAX_CALLS = 2048;
+
+let choice: BlockChoice = { blocks: 'words', how: 'only' };
+let generation = 0;
+
+export function blockChoice(): BlockChoice {
+  return { ...choice };
+}
+
+/** Starts measuring for a freshly attached module (rows until it ends). */
+export function probeBlocks(core: CoreExports): void {
+  const mine = ++generation;
+  if (core.is_simd() !== 1) {
+    choice = { blocks: 'words', how: 'only' };
+    return;
+  }
+  core.set_word_blocks(0);
+  choice = { blocks: 'rows', how: 'probing' };
+  const samples = { rows: [] as number[], words: [] as number[] };
+  let slice = 0;
+  const step = () => {
+    if (mine !== generation || choice.how !== 'probing') return;
+    const words = slice & 1;
+    const micros = timeSlice(core, words);
+    if (micros === undefined) {
+      choice = { blocks: 'rows', how: 'unmeasured' };
+      return;
+    }
+    if (slice >= WARM_SLICES) (words === 1 ? samples.words : samples.rows).push(micros);
+    if (++slice < SLICES) return later(step);
+    const rows = median(samples.rows);
+    const wordsMicros = median(samples.words);
+    const useWords = wordsMicros < rows * MARGIN;
+    core.set_word_blocks(useWords ? 1 : 0);
+    choice = { blocks: useWords ? 'words' : 'rows', how: 'measured', rowsMicros: round(rows), wordsMicros: round(wordsMicros) };
+  };
+  later(step);
+}
+
+// A timer that keeps no process alive (Node, Bun, Deno); where timers may
+// not be set (workerd's global scope), nothing is measured.
+function later(step: () => void): void {
+  try {
+    const timer: unknown = setTimeout(step, 0);
+    const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
+    if (typeof timer === 'number') deno?.unrefTimer?.(timer);
+    else (timer as { unref?: () => void } | undefined)?.unref?.();
+  } catch {
+    choice = { blocks: 'rows', how: 'unmeasured' };
+  }
+}
+
+/** Sets the single-block code by hand (tests, benchmarks); ends a probe. */
+export function forceBlocks(core: CoreExports, blocks: BlockCode): void {
+  if (core.set_word_blocks(blocks === 'words' ? 1 : 0) < 0) {
+    throw new RangeError(`blake3-kit: the scalar module has only 'words' blocks; got ${JSON.stringify(blocks)}`);
+  }
+  generation++;
+  choice = { blocks, how: core.is_simd() === 1 ? 'forced' : 'only' };
+}
+
+// The staging buffer is free between calls: every export re-reads what it
+// needs from it, and no caller keeps bytes there across a macrotask.
+// Undefined when the clock does not move (workerd's stands still while code
+// runs): every loop here is bounded.
+function timeSlice(core: CoreExports, words: number): number | undefined {
+  const previous = core.word_blocks();
+  core.set_word_blocks(words);
+  let now = performance.now();
+  const before = now;
+  let calls = 0;
+  while (now === before && calls < MAX_CALLS) {
+    core.hash_oneshot(0, PROBE_LEN, 32);
+    calls++;
+    now = performance.now();
+  }
+  const start = now;
+  calls = 0;
+  while (now - start < SLICE_MS && calls < MAX_CALLS) {
+    for (let i = 0; i < 4; i++) core.hash_oneshot(0, PROBE_LEN, 32);
+    calls += 4;
+    now = performance.now();
+  }
+  core.set_word_blocks(previous);
+  return now - start < SLICE_MS ? undefined : ((now - start) * 1000) / calls;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+}
+
+const round = (micros: number) => Math.round(micros * 100) / 100;

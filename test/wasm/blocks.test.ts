@@ -1,0 +1,109 @@
+// The SIMD module's two single-block codes (row-wise v128 and u32 words):
+// the start-up probe picks one per host and engine, so each host runs only
+// one of them in the rest of the suite. Here both are forced in turn and
+// held to @noble/hashes at the sizes single blocks serve.
+import { blake3 as noble } from '@noble/hashes/blake3.js';
+import { backendStatus } from 'blake3-kit';
+import { describe, expect, it } from 'vitest';
+import { blockChoice, forceBlocks } from '../../src/wasm/blocks.js';
+import { core } from '../../src/wasm/core.js';
+import { CONTEXT, flavour, KEY, load, random, seed } from '../shared/setup.js';
+
+const b3 = await load();
+const utf8 = new TextEncoder();
+const E_MODE = -3; // crate/wasm/src/lib.rs
+
+async function probeEnded(): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (blockChoice().how === 'probing' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+// Every length up to 1100, then ±3 around each block up to 4 KiB + 64.
+const lengths: number[] = [];
+for (let length = 0; length <= 1100; length++) lengths.push(length);
+for (let block = 1152; block <= 4160; block += 64) for (let d = -3; d <= 3; d++) lengths.push(block + d);
+
+describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
+  it('the probe ends measured, and keeps rows unless words were clearly faster', async () => {
+    await probeEnded();
+    const choice = blockChoice();
+    expect(choice.how).toBe('measured');
+    expect(choice.rowsMicros).toBeGreaterThan(0);
+    expect(choice.wordsMicros).toBeGreaterThan(0);
+    expect(choice.blocks).toBe(choice.wordsMicros! < choice.rowsMicros! * 0.9 ? 'words' : 'rows');
+    expect(core!.word_blocks()).toBe(choice.blocks === 'words' ? 1 : 0);
+    expect(backendStatus().wasmBlocks).toEqual(choice);
+  });
+
+  it('the export takes 0 or 1 only', () => {
+    expect(core!.set_word_blocks(2)).toBe(E_MODE);
+    expect(core!.set_word_blocks(-1)).toBe(E_MODE);
+    expect(core!.set_word_blocks(1)).toBe(1);
+    expect(core!.word_blocks()).toBe(1);
+    expect(core!.set_word_blocks(0)).toBe(0);
+    expect(core!.word_blocks()).toBe(0);
+  });
+
+  describe.each(['rows', 'words'] as const)('%s', (blocks) => {
+    const rng = random(seed);
+    const source = rng.bytes(8192);
+    const modes = [
+      { ours: {}, theirs: {} },
+      { ours: { key: KEY }, theirs: { key: KEY } },
+      { ours: { context: CONTEXT }, theirs: { context: utf8.encode(CONTEXT) } },
+    ];
+
+    it(`every length to 1100 and around blocks to 4 KiB, three modes (seed ${seed})`, () => {
+      forceBlocks(core!, blocks);
+      expect(blockChoice()).toEqual({ blocks, how: 'forced' });
+      for (const { ours, theirs } of modes) {
+        for (const length of lengths) {
+          const input = source.subarray(length % 7, (length % 7) + length);
+          const actual = b3.toHex(b3.hash(input, ours));
+          const expected = b3.toHex(noble(input, theirs));
+          if (actual !== expected) expect.fail(`${blocks}, length ${length}, ${Object.keys(ours)}: ${actual} != ${expected}`);
+        }
+      }
+    });
+
+    it('extended output at positions, and hashers fed in random pieces', () => {
+      forceBlocks(core!, blocks);
+      for (const length of [0, 1, 64, 65, 1023, 1024, 1025, 3000]) {
+        const input = source.subarray(0, length);
+        const reader = b3.createHasher().update(input).xof();
+        reader.position = 70;
+        expect(b3.toHex(reader.read(300)), `length ${length}`).toBe(b3.toHex(noble(input, { dkLen: 370 }).subarray(70)));
+      }
+      for (let i = 0; i < 40; i++) {
+        const length = rng.int(5000);
+        const input = source.subarray(0, length);
+        const hasher = b3.createHasher({ key: KEY });
+        for (let at = 0; at < length; ) {
+          const piece = 1 + rng.int(300);
+          hasher.update(input.subarray(at, at + piece));
+          at += piece;
+        }
+        expect(b3.toHex(hasher.digest()), `length ${length}`).toBe(b3.toHex(noble(input, { key: KEY })));
+        hasher.dispose();
+      }
+    });
+  });
+});
+
+describe.runIf(flavour === 'scalar')('single blocks in the scalar module', () => {
+  it('are words only: asking for rows is a RangeError and changes nothing', () => {
+    expect(blockChoice()).toEqual({ blocks: 'words', how: 'only' });
+    expect(() => forceBlocks(core!, 'rows')).toThrow(RangeError);
+    expect(core!.word_blocks()).toBe(1);
+    expect(b3.toHex(b3.hash(new Uint8Array(1000)))).toBe(b3.toHex(noble(new Uint8Array(1000))));
+  });
+});
+
+describe('backendStatus()', () => {
+  it('names the backend and why it was chosen', () => {
+    const status = backendStatus();
+    expect(status.backend).toBe(b3.backend);
+    expect(status.reason).toContain(b3.backend);
+    expect(status.reason).toMatch(/asked for with|validates WebAssembly SIMD|has no WebAssembly SIMD/);
+  });
+});
