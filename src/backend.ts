@@ -9,7 +9,16 @@ import { useEngine, type HasherEngine, type ManyOps, type TreeOps } from './engi
 import { wasmEngine } from './wasm/engine.js';
 import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from './wasm/hash.js';
 import { blockChoice, type BlockChoice } from './wasm/blocks.js';
-import { loadWasm, simdSupported, type Backend, type Flavour, type Platform, type WasmBackend, type WasmSource } from './wasm/load.js';
+import {
+  loadWasm,
+  selfTestFallback,
+  simdSupported,
+  type Backend,
+  type Flavour,
+  type Platform,
+  type WasmBackend,
+  type WasmSource,
+} from './wasm/load.js';
 
 /** `auto` (default): the native addon for large inputs and wasm for small
  * ones where the addon loads (Node), else wasm. `wasm`: wasm, SIMD where the
@@ -186,6 +195,8 @@ function reasonFor(wanted: Request, wasm: WasmBackend, native: boolean): string 
   let why = simdSupported() ? 'this engine validates WebAssembly SIMD' : 'this engine has no WebAssembly SIMD';
   if (wanted.choice.startsWith('wasm-')) why = `asked for with ${wanted.from}`;
   else if (wanted.wasm === 'simd' || wanted.wasm === 'scalar') why = 'asked for with init({ flavour })';
+  const fallback = selfTestFallback();
+  if (fallback !== undefined) why = fallback;
   if (native) return `${wanted.choice}, from ${wanted.from}: the native addon loaded and takes large inputs; ${wasm} takes small ones (${why})`;
   const addon = wanted.native === 'try' ? '; the native addon did not load (see nativeStatus())' : '';
   return `${wasm} (${why})${addon}`;

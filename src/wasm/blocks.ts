@@ -21,6 +21,7 @@
 // stall for it. Until it ends, blocks run row-wise.
 
 import type { CoreExports } from './core.js';
+import { selfTestFailure } from './self-test.js';
 
 export type BlockCode = 'rows' | 'words';
 
@@ -32,9 +33,11 @@ export interface BlockChoice {
    * 'unmeasured' where the clock stands still while code runs (workerd) or
    * no timer may be set: rows, the default. */
   how: 'probing' | 'measured' | 'only' | 'forced' | 'unmeasured';
-  /** Best µs per 1 KiB hash of each, once measured. */
+  /** Median µs per 1 KiB hash of each, once measured. */
   rowsMicros?: number;
   wordsMicros?: number;
+  /** Words were faster but failed their known-answer test: rows stay. */
+  wordsFailed?: string;
 }
 
 const PROBE_LEN = 1024;
@@ -82,9 +85,10 @@ export function probeBlocks(core: CoreExports): void {
     if (++slice < SLICES) return later(step);
     const rows = median(samples.rows);
     const wordsMicros = median(samples.words);
-    const useWords = wordsMicros < rows * MARGIN;
-    core.set_word_blocks(useWords ? 1 : 0);
-    choice = { blocks: useWords ? 'words' : 'rows', how: 'measured', rowsMicros: round(rows), wordsMicros: round(wordsMicros) };
+    const measured = { how: 'measured', rowsMicros: round(rows), wordsMicros: round(wordsMicros) } as const;
+    const wordsFailed = wordsMicros < rows * MARGIN ? wordsFailure(core) : 'slower';
+    choice = wordsFailed === undefined ? { blocks: 'words', ...measured } : { blocks: 'rows', ...measured };
+    if (wordsFailed !== undefined && wordsFailed !== 'slower') choice.wordsFailed = wordsFailed;
   };
   later(step);
 }
@@ -100,6 +104,15 @@ function later(step: () => void): void {
   } catch {
     choice = { blocks: 'rows', how: 'unmeasured' };
   }
+}
+
+/** Switches to words if they pass the known-answer test; else says why not
+ * and stays on rows. */
+function wordsFailure(core: CoreExports): string | undefined {
+  core.set_word_blocks(1);
+  const failure = selfTestFailure(core);
+  if (failure !== undefined) core.set_word_blocks(0);
+  return failure;
 }
 
 /** Sets the single-block code by hand (tests, benchmarks); ends a probe. */

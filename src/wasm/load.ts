@@ -5,6 +5,7 @@
 
 import type { WasmModule } from './types.js';
 import { probeBlocks } from './blocks.js';
+import { selfTestFailure } from './self-test.js';
 import { ABI_VERSION, attach, type CoreExports } from './core.js';
 
 export type Flavour = 'simd' | 'scalar';
@@ -43,20 +44,49 @@ export function loadedModule(): WasmModule | undefined {
 
 type Source = WasmSource | ((flavour: Flavour) => WasmSource | PromiseLike<WasmSource>);
 
+let selfTestNote: string | undefined;
+
+/** Why init() did not use the module it first loaded, if it did not. */
+export function selfTestFallback(): string | undefined {
+  return selfTestNote;
+}
+
 /** Compiles, instantiates and attaches a flavour (`auto`: SIMD where the
- * engine validates it); resolves to the flavour the module really is. */
+ * engine validates it), after its known-answer test (self-test.ts): with
+ * `auto`, a module that fails it is replaced by the other flavour.
+ * Resolves to the flavour the module really is. */
 export async function loadWasm(platform: Platform, requestedFlavour: Flavour | 'auto', source: Source | undefined): Promise<WasmBackend> {
   const flavour: Flavour = requestedFlavour === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : requestedFlavour;
   if (flavour === 'simd' && !simdSupported()) {
     throw new Error('blake3-kit: flavour "simd" was forced, but this engine does not support WebAssembly SIMD');
   }
+  let loaded = await instantiateFlavour(platform, flavour, source);
+  const failure = selfTestFailure(loaded.exports);
+  selfTestNote = undefined;
+  if (failure !== undefined) {
+    const built = loaded.exports.is_simd() === 1 ? 'simd' : 'scalar';
+    const other: Flavour = built === 'simd' ? 'scalar' : 'simd';
+    const why = `the wasm-${built} module gave a wrong answer in its self-test at init() (${failure})`;
+    if (requestedFlavour !== 'auto' || (other === 'simd' && !simdSupported())) throw new Error(`blake3-kit: ${why}; no other build to use`);
+    if (source !== undefined && typeof source !== 'function') {
+      throw new Error(`blake3-kit: ${why}; options.source gives no other build (pass a function from flavour to source)`);
+    }
+    loaded = await instantiateFlavour(platform, other, source);
+    const second = selfTestFailure(loaded.exports);
+    if (second !== undefined) throw new Error(`blake3-kit: ${why}, and so did wasm-${other} (${second})`);
+    selfTestNote = `${why}, so wasm-${other} is used`;
+    console.warn(`blake3-kit: ${selfTestNote}`);
+  }
+  attach(loaded.exports);
+  probeBlocks(loaded.exports);
+  compiled = loaded.module;
+  return loaded.exports.is_simd() === 1 ? 'wasm-simd' : 'wasm-scalar';
+}
+
+async function instantiateFlavour(platform: Platform, flavour: Flavour, source: Source | undefined) {
   const chosen = typeof source === 'function' ? await source(flavour) : (source ?? platform.defaultSource(flavour));
   const module = await compile(platform, await chosen);
-  const wasmExports = instantiate(module);
-  attach(wasmExports);
-  probeBlocks(wasmExports);
-  compiled = module;
-  return wasmExports.is_simd() === 1 ? 'wasm-simd' : 'wasm-scalar';
+  return { module, exports: instantiate(module) };
 }
 
 async function compile(platform: Platform, source: WasmSource): Promise<WebAssembly.Module> {

@@ -65,6 +65,8 @@ describe('package', () => {
 it('lets a bundler drop what a page does not use: export { init } stays small', async () => {
   // esbuild's keepNames once made dist/browser.js side-effectful: 5.3 KB
   // gzip became 11.7 KB. Minified by the consumer, as bench/lib/payload.mjs does.
+  // 5.8 KB before init() gained its known-answer test (0.8 KB), the
+  // single-block probe (0.7 KB) and backendStatus(): 7.4 KB.
   const { build } = await import('esbuild');
   const { gzipSync } = await import('node:zlib');
   const out = await build({
@@ -76,7 +78,7 @@ it('lets a bundler drop what a page does not use: export { init } stays small', 
     platform: 'browser',
     write: false,
   });
-  expect(gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length).toBeLessThan(6 * 1024);
+  expect(gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length).toBeLessThan(8 * 1024);
 });
 
 it('ships both licence texts', () => {
