@@ -1,16 +1,29 @@
 // The benchmark: every BLAKE3 package we could install, the official crate
-// built plainly as a reference, and blake3-kit (simd and scalar), in Node and
-// in real Chromium. See bench/README.md.
+// built plainly as a reference, and blake3-kit (default, native, simd,
+// scalar), in every runtime this machine has: Node (the one running this, 20
+// here, and 22, 24, 26 from scripts/node-versions.mjs), Deno and Bun (the
+// root devDependencies), and Chromium, Firefox ESR and WebKitGTK. See
+// bench/README.md.
 //
-//   npm run bench                       full run, Node then Chromium
-//   npm run bench -- --quick            1-2 minute smoke run
-//   npm run bench -- --node | --browser one runtime only
+//   npm run bench                       full run, every available runtime (about an hour here)
+//   npm run bench -- --quick            a 1-3 minute smoke run per runtime
+//   npm run bench -- --runtimes node20,deno,firefox
+//                                       these columns only; the ids: node20 (or node: the Node
+//                                       running this), node22, node24, node26, deno, bun,
+//                                       chromium, firefox, webkit. Default: all of them; one
+//                                       whose binary is missing is skipped with the reason
+//   npm run bench -- --node | --browser the Node running this only | Chromium only (as before)
 //   npm run bench -- --only kit,noble   implementations whose name contains one of these
+//                                       ("parallel" keeps the cold/warm hashParallel rows)
 //   npm run bench -- --no-setup         don't run scripts/setup.mjs (use the existing build)
 //   npm run bench -- --render F.json    rewrite F.md and F.svg from a results JSON (no measuring)
+//   npm run bench -- --summary A.json,B.json
+//                                       the combined table of these results JSONs (no measuring)
 //
-// Writes bench/results/<runtime>-<date>.{md,json,svg} and copies a full run
-// to bench/results/latest-<runtime>.* (quick or --only runs: latest-<runtime>-partial.*).
+// Writes bench/results/<runtime>-<date>.{md,json,svg} per runtime (the Node
+// running this is "node"), copies a full run to bench/results/latest-<runtime>.*
+// (quick or --only runs: latest-<runtime>-partial.*), and a table with one
+// column per runtime to summary-<date>.md and latest-summary[-partial].md.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +31,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchDir, buildBrowserBundle, buildStamp, ensureBenchDeps, ensureReference, ensureRepoBuild, repoDir } from './lib/build.mjs';
 import { sizeLabel } from './lib/format.mjs';
+import { selectRuntimes } from './lib/runtimes.mjs';
+import { installNodeVersions } from '../scripts/node-versions.mjs';
 import { commandLine, fileStamp, gitCommit as commitOf, loadavg, machineFacts, writeResults } from './lib/record.mjs';
 
 const { values: args } = parseArgs({
@@ -25,6 +40,8 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     node: { type: 'boolean', default: false },
     browser: { type: 'boolean', default: false },
+    runtimes: { type: 'string', multiple: true, default: [] },
+    summary: { type: 'string' },
     only: { type: 'string', multiple: true, default: [] },
     'no-setup': { type: 'boolean', default: false },
     render: { type: 'string' },
@@ -57,24 +74,62 @@ if (args.render) {
   process.exit(0);
 }
 
-const runNode = args.node || !args.browser;
-const runBrowser = args.browser || !args.node;
+if (args.summary) {
+  const { summaryMarkdown } = await import('./lib/summary.mjs');
+  const files = args.summary
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  const md = summaryMarkdown(
+    files.map((f) => JSON.parse(readFileSync(f, 'utf8'))),
+    { command: commandLine('run.mjs') },
+  );
+  const out = writeResults(`summary-${fileStamp()}`, 'latest-summary-rendered', { md });
+  console.log(`${md}\nbench: wrote ${out}`);
+  process.exit(0);
+}
+
 const only = args.only
   .flatMap((o) => o.split(','))
   .map((o) => o.trim())
   .filter(Boolean);
+// Every column asked for, and why any of them cannot run here. The extra
+// Node versions are installed as the set-up does for tests (npm pack into
+// crate/target/node-versions, a no-op when present); a failure only skips them.
+const skipped = [];
+const wanted = selectRuntimes(args);
+if (!args['no-setup'] && wanted.some((rt) => rt.nodeVersion)) {
+  try {
+    installNodeVersions((what, msg) => console.log(`bench: ${what.padEnd(12)} ${msg}`));
+  } catch (error) {
+    console.log(`bench: node versions: not installed: ${error.message}`);
+  }
+}
+const columns = wanted.filter((rt) => {
+  const why = rt.unavailable();
+  if (why) {
+    skipped.push({ id: rt.id, reason: why });
+    console.log(`bench: ${rt.id}: skipped: ${why}`);
+  }
+  return !why;
+});
+const runNode = columns.some((rt) => rt.host);
+const anyProcess = columns.some((rt) => rt.kind === 'process');
+const anyBrowser = columns.some((rt) => rt.kind === 'browser');
+const withParallel = only.length === 0 || only.includes('parallel');
 
 ensureBenchDeps();
-ensureRepoBuild({ browser: runBrowser, skip: args['no-setup'] });
+ensureRepoBuild({ browser: columns.some((rt) => rt.id === 'chromium'), skip: args['no-setup'] });
 ensureReference();
-if (runBrowser) await buildBrowserBundle();
+if (anyBrowser) await buildBrowserBundle();
 
 const { PROFILES, cellsFor } = await import('./lib/config.mjs');
 const { implsFor, IMPLS } = await import('./lib/impls.mjs');
 const { computeExpected } = await import('./lib/expected.mjs');
-const { measureNode, coldNode } = await import('./lib/node-runner.mjs');
+const { measureNode, coldNode, parallelNode, runtimeInfo } = await import('./lib/node-runner.mjs');
 const { measurePayload } = await import('./lib/payload.mjs');
 const { writeOutputs, ratios } = await import('./lib/report.mjs');
+const { summaryMarkdown } = await import('./lib/summary.mjs');
 
 const profileName = args.quick ? 'quick' : 'full';
 const profile = PROFILES[profileName];
@@ -88,14 +143,15 @@ const build = buildStamp();
 const kitVersion = JSON.parse(readFileSync(join(repoDir, 'package.json'), 'utf8')).version;
 const machine = {
   ...machineFacts(),
-  v8: process.versions.v8,
   note: os.cpus().length <= 2 ? 'A shared 2-core machine (other jobs were running): expect run-to-run noise of 10-50%.' : undefined,
 };
 
-function versionOf(impl) {
+/** `info`: the process runtime's (bench/node/info.mjs), whose node:crypto it is. */
+function versionOf(impl, info) {
   if (impl.group === 'kit') return `${kitVersion} (${gitCommit})`;
   if (impl.group === 'reference') return 'blake3 =1.8.7, wasm-bindgen =0.2.130';
-  if (impl.pkg === 'node:crypto') return `Node ${process.versions.node} (OpenSSL ${process.versions.openssl})`;
+  if (impl.pkg === 'node:crypto')
+    return `${info?.name ?? 'Node'} ${info?.version ?? process.versions.node} (node ${info?.nodeCompat ?? process.versions.node}, crypto ${info?.openssl ?? process.versions.openssl})`;
   if (impl.pkg === 'crypto.subtle') return 'built in';
   try {
     return JSON.parse(readFileSync(join(benchDir, 'node_modules', impl.pkg, 'package.json'), 'utf8')).version;
@@ -112,14 +168,29 @@ const NOTES = [
 
 console.log(`bench: ${profileName} profile, ${cells.length} cells per implementation; machine ${machine.cpu}, ${machine.cores} cores`);
 const payload = await measurePayload();
-const selected = IMPLS.filter((i) => (runNode && implsFor('node', only).includes(i)) || (runBrowser && implsFor('browser', only).includes(i)));
+const selected = IMPLS.filter((i) => (anyProcess && implsFor('node', only).includes(i)) || (anyBrowser && implsFor('browser', only).includes(i)));
 console.log('bench: expected digests from the official crate, cross-checked with @noble/hashes');
 const expected = await computeExpected(selected, cells);
+// hashParallel, cold and warm: 16 MiB, over the default 4 MiB threshold in
+// every runtime, and about 10-100 ms a call here.
+const PARALLEL = { size: 16 * 1024 * 1024, runs: profile.parallelRuns };
+const parallelCell = { mode: 'oneshot', size: PARALLEL.size };
+PARALLEL.expected = withParallel ? Object.values(await computeExpected([{ algo: 'blake3' }], [parallelCell]))[0] : undefined;
 
 const written = [];
 
-async function runtime(name, label, impls, measure, cold, extra = {}) {
-  console.log(`\nbench: ${label}: ${impls.length} implementations`);
+const results = [];
+
+/** One column: `rt` from runtimes.mjs, `info` its name, version and engine,
+ * `parallel()` the cold/warm hashParallel rows. */
+async function runtime(rt, info, impls, measure, cold, parallel, extra = {}) {
+  const name = rt.file;
+  const label = `${info.name} ${info.version}`;
+  // This column's own start: a full run of every column takes about an hour.
+  const started = new Date();
+  const loadAtStart = loadavg();
+  const base = `${name}-${partial ? 'partial-' : ''}${stamp}`;
+  console.log(`\nbench: ${label} (${info.engine} ${info.engineVersion}): ${impls.length} implementations`);
   const rows = [];
   for (const impl of impls) {
     const r = await measure(impl, cells, expected, profile);
@@ -131,21 +202,34 @@ async function runtime(name, label, impls, measure, cold, extra = {}) {
       native: impl.native === true,
       algo: impl.algo,
       pkg: impl.pkg,
-      version: versionOf(impl),
+      version: versionOf(impl, rt.kind === 'process' ? info : undefined),
       ...r,
       cold: c,
     });
   }
+  const par = withParallel ? await parallel() : [];
+  for (const p of par) {
+    console.log(
+      `  hashParallel ${p.variant.padEnd(11)} ${p.error ? `failed: ${p.error}` : `cold ${p.coldMs.toFixed(1)} ms, warm ${p.warmMs.toFixed(1)} ms, hash() ${p.serialMs.toFixed(1)} ms (${p.backend}, ${p.workersStarted} workers started)`}`,
+    );
+  }
   const data = {
     runtime: name,
+    runtimeId: rt.id,
+    kind: rt.kind,
+    engine: { name: info.engine, version: info.engineVersion },
+    runtimeInfo: info,
+    parallel: par,
     loadavgAtEnd: loadavg(),
     runtimeLabel: label,
-    date: date.toISOString(),
+    date: started.toISOString(),
+    runStarted: date.toISOString(),
+    file: base,
     command,
     profileName,
     profile,
     partial,
-    machine,
+    machine: { ...machine, loadavgAtStart: loadAtStart },
     gitCommit,
     build,
     buildAtEnd: buildStamp(),
@@ -156,14 +240,26 @@ async function runtime(name, label, impls, measure, cold, extra = {}) {
     notes: NOTES,
     ...extra,
   };
-  const base = `${name}-${partial ? 'partial-' : ''}${stamp}`;
   const latest = `latest-${name}${partial ? '-partial' : ''}`;
   // The raw data first, so a bug in the rendering can never lose a run
   // (--render redoes the rest from it).
   writeResults(base, latest, { json: JSON.stringify(data, null, 1) });
   const { md, json, svg } = writeOutputs(data);
   written.push(writeResults(base, latest, { md, json, svg }));
+  results.push(data);
   summary(data);
+}
+
+/** The cold/warm hashParallel rows of a column, each in a fresh process or
+ * page: the runtime's default init(), and wasm-simd forced where the default
+ * is native (whose hashParallel starts no workers). */
+async function parallelRows(variants, run) {
+  const out = [];
+  for (const [variant, backend] of variants) {
+    const r = await run({ ...PARALLEL, backend });
+    out.push({ variant, ...r });
+  }
+  return out;
 }
 
 function summary(data) {
@@ -180,26 +276,61 @@ function summary(data) {
   }
 }
 
-if (runNode) {
-  await runtime('node', `Node ${process.versions.node}`, implsFor('node', only), measureNode, coldNode);
+for (const rt of columns.filter((c) => c.kind === 'process')) {
+  const info = await runtimeInfo(rt);
+  if (info.error) {
+    skipped.push({ id: rt.id, reason: `did not start: ${info.error}` });
+    console.log(`bench: ${rt.id}: skipped: did not start: ${info.error}`);
+    continue;
+  }
+  await runtime(
+    rt,
+    info,
+    implsFor('node', only),
+    (impl, c, e, p) => measureNode(impl, c, e, p, rt),
+    (impl, runs) => coldNode(impl, runs, rt),
+    () =>
+      parallelRows(
+        [
+          ['default', undefined],
+          ['wasm-simd', 'wasm-simd'],
+        ],
+        (job) => parallelNode(rt, job),
+      ),
+  );
 }
-if (runBrowser) {
-  const { openBrowser } = await import('./lib/browser-runner.mjs');
-  const browser = await openBrowser();
+const { openBrowser } = anyBrowser ? await import('./lib/browser-runner.mjs') : {};
+for (const rt of columns.filter((c) => c.kind === 'browser')) {
+  let browser;
   try {
-    const info = await browser.info();
-    if (!info.crossOriginIsolated) console.log('bench: warning: the page is not cross-origin isolated');
+    browser = await openBrowser(rt.id);
+  } catch (error) {
+    skipped.push({ id: rt.id, reason: `did not start: ${error.message}` });
+    console.log(`bench: ${rt.id}: skipped: did not start: ${error.message}`);
+    continue;
+  }
+  try {
+    const page = await browser.info();
+    if (!page.crossOriginIsolated) console.log(`bench: warning: the ${rt.id} page is not cross-origin isolated`);
+    const info = { name: browser.name, version: browser.version, engine: browser.engine.name, engineVersion: browser.engine.version };
     await runtime(
-      'chromium',
-      `Chromium ${browser.version}`,
+      rt,
+      info,
       implsFor('browser', only),
       (impl, c, e, p) => browser.measure(impl, c, e, p),
       (impl, runs) => browser.cold(impl, runs),
-      { browserVersion: browser.version, userAgent: info.userAgent, crossOriginIsolated: info.crossOriginIsolated },
+      () => parallelRows([['default', undefined]], (job) => browser.parallel(job)),
+      { browserVersion: browser.version, userAgent: page.userAgent, crossOriginIsolated: page.crossOriginIsolated, hardwareConcurrency: page.cores },
     );
   } finally {
     await browser.close();
   }
+}
+
+if (results.length) {
+  const md = summaryMarkdown(results, { command, skipped });
+  written.push(writeResults(`summary-${partial ? 'partial-' : ''}${stamp}`, `latest-summary${partial ? '-partial' : ''}`, { md }));
+  console.log(`\n${md}`);
 }
 
 /** Runs one of the focused benches as its own process and keeps its
@@ -226,7 +357,8 @@ if (only.length === 0) {
     for (const backend of ['auto', 'native', 'wasm-simd']) focused(`many-${backend}`, 'many.mjs', ['--backend', backend]);
     focused('bao', 'bao.mjs', ['--sizes', args.quick ? '1' : '1,64']);
   }
-  if (runBrowser) focused('blob-chromium', 'parallel/browser.mjs', ['--blob-only', ...(args.quick ? ['--quick'] : [])]);
+  if (columns.some((rt) => rt.id === 'chromium'))
+    focused('blob-chromium', 'parallel/browser.mjs', ['--blob-only', ...(args.quick ? ['--quick'] : [])]);
 }
 
 console.log('\nbench: payload (gzip bytes: JS + wasm)');

@@ -1,16 +1,28 @@
-// The Chromium side: a local server with COOP/COEP (so the page is
-// cross-origin isolated and gets the finer timer), Debian's Chromium driven by
-// playwright-core, a fresh browser context + page per implementation.
-import { createServer } from 'node:http';
+// The browser side: a local server with COOP/COEP (so the page is
+// cross-origin isolated and gets the finer timer), one page and bundle
+// (bench/browser/harness.mjs) for every browser, and a fresh page per
+// implementation. Three drivers, each the one that reaches the stock browser
+// installed from Debian without downloading anything:
+//   chromium  playwright-core, /usr/bin/chromium (scripts/chromium.mjs flags)
+//   firefox   puppeteer-core over WebDriver BiDi, /usr/bin/firefox-esr
+//             (playwright's Firefox needs its own patched build)
+//   webkit    WebKitWebDriver + MiniBrowser (WebKitGTK) on an Xvfb display,
+//             over plain W3C WebDriver HTTP (webdriver-driver.mjs)
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { extname, join, normalize } from 'node:path';
+import { CHROMIUM_ARGS as FLAGS, CHROMIUM_PATH as CHROMIUM } from '../../scripts/chromium.mjs';
 import { benchDir, buildDir, repoDir } from './build.mjs';
 import { progress } from './progress.mjs';
+import { FIREFOX_PATH } from './runtimes.mjs';
 import { median } from './timing.mjs';
-import { CHROMIUM_ARGS as FLAGS, CHROMIUM_PATH as CHROMIUM } from '../../scripts/chromium.mjs';
+import { webkitDriver } from './webkit-driver.mjs';
 
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.map': 'application/json' };
 const PAGE = '<!doctype html><meta charset="utf-8"><title>blake3-kit bench</title><script type="module" src="/build/harness.js"></script>';
+// Long cells (64 MiB in a slow row) take tens of seconds; a driver's own
+// default (30 s for WebDriver scripts, 180 s for puppeteer) must not cut them.
+const CALL_TIMEOUT_MS = 30 * 60_000;
 
 // URL prefix -> directory. Only these are served.
 const ROOTS = [
@@ -50,64 +62,135 @@ function startServer() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-export async function openBrowser() {
+async function chromiumDriver() {
   const { chromium } = await import('playwright-core');
-  const server = await startServer();
-  const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  // The V8 version is not visible to pages; the DevTools protocol has it.
+  const cdp = await browser.newBrowserCDPSession();
+  const { jsVersion } = await cdp.send('Browser.getVersion');
+  await cdp.detach();
+  return {
+    name: 'Chromium',
+    version: browser.version(),
+    engine: 'V8',
+    engineVersion: jsVersion,
+    async page(url) {
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(url);
+        await page.waitForFunction(() => window.bench !== undefined, null, { timeout: 30_000 });
+        return { call: (method, arg) => page.evaluate(([m, a]) => window.bench[m](a), [method, arg]), close: () => context.close() };
+      } catch (error) {
+        await context.close().catch(() => {});
+        throw error;
+      }
+    },
+    close: () => browser.close(),
+  };
+}
 
-  async function freshPage() {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`${origin}/`);
-    await page.waitForFunction(() => window.bench !== undefined, null, { timeout: 30_000 });
-    return { context, page, errors };
+async function firefoxDriver() {
+  const { default: puppeteer } = await import('puppeteer-core');
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath: FIREFOX_PATH,
+    protocol: 'webDriverBiDi',
+    headless: true,
+    protocolTimeout: CALL_TIMEOUT_MS,
+  });
+  const version = (await browser.version()).replace(/^firefox\//i, '');
+  return {
+    name: 'Firefox',
+    version,
+    engine: 'SpiderMonkey',
+    engineVersion: version,
+    async page(url) {
+      const context = await browser.createBrowserContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(url);
+        await page.waitForFunction(() => window.bench !== undefined, { timeout: 30_000 });
+        return { call: (method, arg) => page.evaluate((m, a) => window.bench[m](a), method, arg), close: () => context.close() };
+      } catch (error) {
+        await context.close().catch(() => {});
+        throw error;
+      }
+    },
+    async close() {
+      const pid = browser.process()?.pid;
+      await browser.close().catch(() => pid && process.kill(pid, 'SIGKILL'));
+    },
+  };
+}
+
+const DRIVERS = { chromium: chromiumDriver, firefox: firefoxDriver, webkit: () => webkitDriver(CALL_TIMEOUT_MS) };
+
+const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
+
+/** `id`: chromium, firefox or webkit. */
+export async function openBrowser(id = 'chromium') {
+  const server = await startServer();
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  let driver;
+  try {
+    driver = await DRIVERS[id]();
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+
+  /** `fn(page)` in a fresh page, closed after. */
+  async function inPage(fn) {
+    const page = await driver.page(url);
+    try {
+      return await fn(page);
+    } finally {
+      await page.close().catch(() => {});
+    }
   }
 
   return {
-    version: browser.version(),
-    async info() {
-      const { context, page } = await freshPage();
-      const info = await page.evaluate(() => window.bench.info());
-      await context.close();
-      return info;
+    name: driver.name,
+    // WebKit's version is known once a session has started (the first info()).
+    get version() {
+      return driver.version;
     },
+    get engine() {
+      return { name: driver.engine, version: driver.engineVersion };
+    },
+    info: () => inPage((page) => page.call('info')),
 
     /** Cells for one implementation; a fresh page after any cell that threw. */
     async measure(impl, cells, expected, profile) {
       const results = new Array(cells.length);
       const show = progress(impl.name, cells);
-      let start = 0;
+      let page;
       let loadError;
-      while (start < cells.length) {
-        const { context, page } = await freshPage();
-        let last = start - 1;
-        await page.exposeFunction('benchReport', (index, result) => {
-          results[index] = result;
-          show.cell(index, result);
-          last = index;
-        });
+      for (let index = 0; index < cells.length; index++) {
+        let result;
         try {
-          const out = await page.evaluate((arg) => window.bench.run(arg), { name: impl.name, cells, expected, profile, start });
-          if (out.loadError) {
-            loadError = out.loadError;
-            break;
+          if (page === undefined) {
+            page = await driver.page(url);
+            const loaded = await page.call('load', impl.name);
+            if (loaded.loadError) {
+              loadError = loaded.loadError;
+              break;
+            }
           }
-          start = out.stoppedAt === -1 ? cells.length : out.stoppedAt + 1;
+          result = await page.call('cell', { cell: cells[index], expected, profile });
         } catch (error) {
-          // The page crashed (out of memory, say): that cell failed.
-          const failed = { status: 'failed', error: `page died: ${String(error.message ?? error).split('\n')[0]}` };
-          if (last + 1 < cells.length) {
-            results[last + 1] = failed;
-            show.cell(last + 1, failed);
-          }
-          start = last + 2;
-        } finally {
-          await context.close().catch(() => {});
+          // The page or the browser's content process died (out of memory, say).
+          result = { status: 'failed', error: `page died: ${firstLine(error)}` };
+        }
+        results[index] = result;
+        show.cell(index, result);
+        if (result.status === 'failed' && page !== undefined) {
+          await page.close().catch(() => {});
+          page = undefined;
         }
       }
+      await page?.close().catch(() => {});
       show.done();
       if (loadError) console.log(`  ${impl.name.padEnd(24)} failed to load: ${loadError}`);
       return { cells: results, loadError };
@@ -116,17 +199,17 @@ export async function openBrowser() {
     async cold(impl, runs) {
       const times = [];
       for (let i = 0; i < runs; i++) {
-        const { context, page } = await freshPage();
-        const r = await page.evaluate((name) => window.bench.cold(name), impl.name).catch((e) => ({ error: String(e) }));
-        await context.close();
+        const r = await inPage((page) => page.call('cold', impl.name)).catch((e) => ({ error: firstLine(e) }));
         if (r.error) return { error: r.error, runs: times };
         times.push(r.ms);
       }
       return { runs: times, medianMs: median(times) };
     },
 
+    parallel: (job) => inPage((page) => page.call('parallel', job)).catch((e) => ({ error: firstLine(e) })),
+
     async close() {
-      await browser.close();
+      await driver.close();
       server.close();
     },
   };

@@ -50,7 +50,7 @@ export function chartSvg(data, byImpl) {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
   out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
   out.push(`<text x="16" y="24" font-size="17" font-weight="bold">BLAKE3 throughput, ${esc(data.runtimeLabel)} (MB/s, log scale; higher is better)</text>`);
-  out.push(`<text x="16" y="44" fill="#555">${esc(`${data.machine.cpu}, ${data.machine.cores} cores · Node ${data.machine.node}${data.browserVersion ? ` · Chromium ${data.browserVersion}` : ''} · ${data.date.slice(0, 10)} · median of timed batches · profile ${data.profileName}`)}</text>`);
+  out.push(`<text x="16" y="44" fill="#555">${esc(`${data.machine.cpu}, ${data.machine.cores} cores · ${data.engine ? `${data.runtimeLabel}, ${data.engine.name} ${data.engine.version}` : `Node ${data.machine.node}${data.browserVersion ? ` · Chromium ${data.browserVersion}` : ''}`} · ${data.date.slice(0, 10)} · median of timed batches · profile ${data.profileName}`)}</text>`);
 
   panels.forEach((mode, i) => {
     const ox = (i % cols) * pw;

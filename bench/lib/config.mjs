@@ -33,8 +33,9 @@ export function cellsFor(sizes, maxSize = Infinity) {
  * `batchMs` the target duration of one timed batch (one tinybench sample),
  * `minBatches` the least number of samples (fewer for huge inputs, where one
  * call is one batch and takes a long time). `coldRuns` fresh processes/pages
- * per implementation for the cold start. */
+ * per implementation for the cold start; `parallelRuns` warm hashParallel calls
+ * after the cold one (bench/lib/parallel-cold.mjs). */
 export const PROFILES = {
-  full: { sizes: SIZES, time: 500, warmupTime: 100, batchMs: 5, minBatches: 10, minBatchesHuge: 5, coldRuns: 5 },
-  quick: { sizes: QUICK_SIZES, time: 60, warmupTime: 20, batchMs: 2, minBatches: 5, minBatchesHuge: 3, coldRuns: 2 },
+  full: { sizes: SIZES, time: 500, warmupTime: 100, batchMs: 5, minBatches: 10, minBatchesHuge: 5, coldRuns: 5, parallelRuns: 7 },
+  quick: { sizes: QUICK_SIZES, time: 60, warmupTime: 20, batchMs: 2, minBatches: 5, minBatchesHuge: 3, coldRuns: 2, parallelRuns: 3 },
 };

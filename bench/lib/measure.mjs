@@ -99,9 +99,11 @@ async function runCell(impl, api, cell, expected, profile) {
 
   try {
     // 2. Batch size: grow k until one batch takes batchMs (this also warms up).
-    // A batch that reaches batchMs is timed once more: the first calls can be
-    // slow (compilation, GC), and a k sized by that fluke would give batches
-    // too short for the timer.
+    // A batch long enough to stop at (half of batchMs) is timed once more:
+    // the first calls can be slow (compilation, GC), and a k sized by that
+    // fluke would give batches too short for the timer. (Re-timing only from
+    // batchMs let one 1-2 ms pause fix k = 1 for a 64-byte cell in Firefox,
+    // whose batches then all read 0 ms.)
     let k = 1;
     const timeBatch = async () => {
       const t0 = now();
@@ -111,7 +113,7 @@ async function runCell(impl, api, cell, expected, profile) {
     };
     for (;;) {
       let t = await timeBatch();
-      if (t >= profile.batchMs) t = Math.min(t, await timeBatch());
+      if (t >= profile.batchMs / 2) t = Math.min(t, await timeBatch());
       if (t >= profile.batchMs / 2 || k >= 1 << 24) break;
       k = t < profile.batchMs / 16 ? k * 8 : Math.ceil((k * profile.batchMs * 1.2) / Math.max(t, 1e-3));
     }

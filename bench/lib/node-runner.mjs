@@ -1,5 +1,7 @@
-// The Node side: every implementation in its own forked process (fresh JIT),
-// and each cold start in a fresh process too.
+// The process runtimes (Node of any version, Deno, Bun): every implementation
+// in its own forked process (fresh JIT), and each cold start in a fresh
+// process too. `runtime` (bench/lib/runtimes.mjs) gives the binary and its
+// flags; without it, the Node running the bench.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { progress } from './progress.mjs';
@@ -7,17 +9,45 @@ import { median } from './timing.mjs';
 
 const CHILD = fileURLToPath(new URL('../node/child.mjs', import.meta.url));
 const COLD = fileURLToPath(new URL('../node/cold.mjs', import.meta.url));
+const INFO = fileURLToPath(new URL('../node/info.mjs', import.meta.url));
+const PARALLEL = fileURLToPath(new URL('../node/parallel.mjs', import.meta.url));
+
+const HOST = { execPath: process.execPath, execArgv: [] };
+const forkIn = (runtime, script, args, stdio) =>
+  fork(script, args, { stdio, execPath: runtime.execPath, execArgv: runtime.execArgv });
+
+/** One message from `script` run once under `runtime` (or { error }). */
+function once(runtime, script, args, timeoutMs = 600_000) {
+  return new Promise((resolve) => {
+    const child = forkIn(runtime, script, args, ['ignore', 'ignore', 'pipe', 'ipc']);
+    let got;
+    let stderr = '';
+    const timer = setTimeout(() => child.kill(), timeoutMs);
+    child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
+    child.on('message', (m) => (got = m));
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(got ?? { error: `no result (${signal ?? `exit ${code}`}): ${stderr.trim().split('\n').slice(-3).join(' | ')}` });
+    });
+  });
+}
+
+/** Name, version and engine of a process runtime. */
+export const runtimeInfo = (runtime = HOST) => once(runtime, INFO, [], 60_000);
+
+/** Cold and warm hashParallel (bench/node/parallel.mjs) in a fresh process. */
+export const parallelNode = (runtime, job) => once(runtime, PARALLEL, [JSON.stringify(job)]);
 
 /** Runs the cells for one implementation, starting a fresh process after any
  * cell that threw (the module may be unusable after, e.g., an abort). */
-export async function measureNode(impl, cells, expected, profile) {
+export async function measureNode(impl, cells, expected, profile, runtime = HOST) {
   const results = new Array(cells.length);
   const show = progress(impl.name, cells);
   let start = 0;
   let loadError;
   while (start < cells.length) {
     const outcome = await new Promise((resolve) => {
-      const child = fork(CHILD, [], { stdio: ['ignore', 'inherit', 'pipe', 'ipc'], execArgv: [] });
+      const child = forkIn(runtime, CHILD, [], ['ignore', 'inherit', 'pipe', 'ipc']);
       let stderr = '';
       let last = start - 1;
       let settled = false;
@@ -59,16 +89,10 @@ export async function measureNode(impl, cells, expected, profile) {
 }
 
 /** Import + init + first hash in `runs` fresh processes. */
-export async function coldNode(impl, runs) {
+export async function coldNode(impl, runs, runtime = HOST) {
   const times = [];
   for (let i = 0; i < runs; i++) {
-    const msg = await new Promise((resolve) => {
-      const child = fork(COLD, [impl.name], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv: [] });
-      let got;
-      child.stderr.resume();
-      child.on('message', (m) => (got = m));
-      child.on('exit', () => resolve(got ?? { error: 'no result' }));
-    });
+    const msg = await once(runtime, COLD, [impl.name], 120_000);
     if (msg.error) return { error: msg.error, runs: times };
     times.push(msg.ms);
   }

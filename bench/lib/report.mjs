@@ -96,7 +96,7 @@ export function markdown(data) {
   p();
   p(`${data.date} · \`${data.command}\` · profile **${data.profileName}**${data.partial ? ' (partial run)' : ''}`);
   p();
-  p(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.os}; Node ${m.node}${data.browserVersion ? `; Chromium ${data.browserVersion}` : ''}. ` +
+  p(`${runtimeText(data)}. Machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.os}. ` +
     `blake3-kit ${data.kitVersion} at ${data.gitCommit}${data.build ? `, build ${data.build}` : ''}. ` +
     (data.buildAtEnd && data.buildAtEnd !== data.build ? `**The build changed during the run (${data.build} → ${data.buildAtEnd}): rows may mix two builds.** ` : '') +
     `Load average (1/5/15 min) ${m.loadavgAtStart?.join(' ') ?? '?'} at the start, ${data.loadavgAtEnd?.join(' ') ?? '?'} at the end. ${m.note ?? ''}`);
@@ -142,7 +142,7 @@ export function markdown(data) {
 
   p('## Cold start');
   p();
-  p(`Import + init + first hash (64 bytes), in a fresh ${data.runtime === 'node' ? 'process' : 'page and browser context (no cache)'} each time; median of ${data.profile.coldRuns} runs, ms.`);
+  p(`Import + init + first hash (64 bytes), in a fresh ${freshText(data)} each time; median of ${data.profile.coldRuns} runs, ms.`);
   p();
   p('| implementation | ms | runs |');
   p('|---|---:|---|');
@@ -152,6 +152,28 @@ export function markdown(data) {
     p(`| ${impl.name} | ${c.error ? `**failed**` : c.medianMs.toFixed(1)} | ${c.runs.map((x) => x.toFixed(1)).join(', ')}${c.error ? ` (${c.error})` : ''} |`);
   }
   p();
+
+  if (data.parallel?.length) {
+    p('## hashParallel: cold and warm');
+    p();
+    p(
+      `blake3-kit's \`hashParallel\` on ${sizeLabel(data.parallel[0].size ?? 0)} in a fresh ${freshText(data)}, after \`init()\` and one 64-byte \`hash()\`: ` +
+        'the first call (cold: it starts the pool, spawning workers that each compile the wasm), then the median of ' +
+        `${data.profile.parallelRuns} more (warm), against \`hash()\` of the same input on the calling thread. ms; every digest checked. ` +
+        'Where the default backend is native, its hashParallel runs on the addon\'s threads and starts no workers, so wasm-simd is also timed.',
+    );
+    p();
+    p('| init | backend | cold ms | warm ms | cold ÷ warm | hash() ms | hash() ÷ warm | workers started |');
+    p('|---|---|---:|---:|---:|---:|---:|---:|');
+    for (const r of data.parallel) {
+      if (r.error) p(`| ${r.variant} | **failed**: ${r.error} | | | | | | |`);
+      else
+        p(
+          `| ${r.variant} | ${r.backend} | ${r.coldMs.toFixed(1)} | ${r.warmMs.toFixed(1)} | ${fmtRatio(r.coldMs / r.warmMs)} | ${r.serialMs.toFixed(1)} | ${fmtRatio(r.serialMs / r.warmMs)} | ${r.workersStarted} |`,
+        );
+    }
+    p();
+  }
 
   if (data.payload?.length) {
     p('## Bundle payload');
@@ -190,6 +212,19 @@ export function markdown(data) {
     p();
   }
   return lines.join('\n');
+}
+
+/** "Runtime: Deno 2.9.6 (V8 15.0.245.2-rusty)", and which Node drove the run. */
+export function runtimeText(data) {
+  const m = data.machine;
+  if (!data.engine) return `Node ${m.node}${data.browserVersion ? `; Chromium ${data.browserVersion}` : ''}`;
+  return `Runtime: **${data.runtimeLabel}**, engine ${data.engine.name} ${data.engine.version}; driven from Node ${m.node}`;
+}
+
+function freshText(data) {
+  const kind = data.kind ?? (data.runtime === 'node' ? 'process' : 'browser');
+  if (kind === 'process') return 'process';
+  return data.runtimeId === 'webkit' ? 'browser (a new WebDriver session, no cache)' : 'page and browser context (no cache)';
 }
 
 export function writeOutputs(data) {

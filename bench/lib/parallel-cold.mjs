@@ -1,0 +1,52 @@
+// Cold and warm hashParallel, the same in every runtime: the first call
+// starts the pool (workers spawned, wasm compiled in each), later calls reuse
+// it, so the two are different numbers and are reported apart. Runs in a
+// fresh process or page; `mod` is blake3-kit's entry for that runtime.
+import { fingerprint, makeInput } from './data.mjs';
+import { median } from './timing.mjs';
+
+/** `backend`: init({ backend }) where the entry has a choice (Node's), else
+ * undefined for the runtime's default. `expected`: the fingerprint of the
+ * input's digest. Every output is checked before its time counts. */
+export async function parallelColdWarm(mod, { size, runs, backend, expected }) {
+  const input = makeInput(size);
+  const b3 = await mod.init(backend ? { backend } : undefined);
+  // The calling thread's first hash happens here, so the cold figure is the
+  // pool's start and not this thread's first compile.
+  b3.hash(input.subarray(0, 64));
+  const check = (out, what) => {
+    if (fingerprint(out) !== expected) throw new Error(`${what}: wrong digest ${fingerprint(out)}, expected ${expected}`);
+  };
+  const time = async (fn) => {
+    const t0 = performance.now();
+    const out = await fn();
+    return [performance.now() - t0, out];
+  };
+  try {
+    const [coldMs, first] = await time(() => mod.hashParallel(input));
+    check(first, 'first hashParallel');
+    const afterFirst = mod.parallelStatus();
+    const warm = [];
+    const serial = [];
+    for (let i = 0; i < runs; i++) {
+      const [ms, out] = await time(() => mod.hashParallel(input));
+      check(out, 'hashParallel');
+      warm.push(ms);
+      const [sms, sout] = await time(() => b3.hash(input));
+      check(sout, 'hash');
+      serial.push(sms);
+    }
+    return {
+      backend: b3.backend,
+      size,
+      coldMs,
+      warmMs: median(warm),
+      warmRuns: warm,
+      serialMs: median(serial),
+      workersStarted: afterFirst.started,
+      workers: mod.parallelStatus(),
+    };
+  } finally {
+    mod.terminateWorkers();
+  }
+}
