@@ -46,7 +46,9 @@ const browserParallel = () =>
   (parallel ??= parallelApi({
     spawn: typeof Worker === 'function' ? spawnWorker : undefined,
     concurrency: () => globalThis.navigator?.hardwareConcurrency ?? 1,
-    sharedMemory: () => globalThis.crossOriginIsolated === true,
+    // WebKitGTK 2.50 is cross-origin isolated yet has no SharedArrayBuffer
+    // constructor (only shared wasm memories): both are needed here.
+    sharedMemory: () => globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function',
     workersReadBlobs: true,
   }));
 
@@ -69,6 +71,11 @@ export function baoEncodeParallel(input: Input | Blob | StreamSource, options?: 
 /** Pool size, threshold, piece length, worker URL, transport, watchdog. */
 export function configureParallel(...args: Parameters<ParallelApi['configureParallel']>) {
   return browserParallel().configureParallel(...args);
+}
+/** Starts the workers now (a page can do it while the user picks a file);
+ * resolves once each has hashed a warm-up piece. */
+export function startWorkers() {
+  return browserParallel().startWorkers();
 }
 /** Stops the workers now; the next parallel hash starts new ones. */
 export function terminateWorkers() {

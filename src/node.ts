@@ -66,7 +66,7 @@ export function configureParallel(settings: ParallelSettings): void {
   if (addon !== undefined && settings.workers !== undefined) addon.setThreads(settings.workers);
 }
 
-export const { terminateWorkers, parallelStatus } = nodeParallel;
+export const { startWorkers, terminateWorkers, parallelStatus } = nodeParallel;
 
 /** Loads a backend once (later calls return the same result) and resolves
  * to the synchronous API. See NodeInitOptions and BLAKE3_KIT_BACKEND. */

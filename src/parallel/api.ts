@@ -65,6 +65,9 @@ export function parallelApi(platform: ParallelPlatform) {
     /** Sets pool size, threshold or worker URL for the calls that start after
      * it; calls in flight finish on the workers they began with. */
     configureParallel: (next: ParallelSettings): void => workers.configure(next),
+    /** Starts the workers now; resolves once each has hashed a warm-up
+     * piece, so a later call needs no help from this thread. */
+    startWorkers: (): Promise<void> => workers.start(),
     /** Stops the workers once the calls using them end (at once if none
      * does); the next parallel hash starts new ones. */
     terminateWorkers: (): void => workers.terminate(),

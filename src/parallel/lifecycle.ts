@@ -49,7 +49,7 @@ export class PoolLifecycle {
       return undefined;
     }
     const settings = this.#settings;
-    this.#pool ??= new WorkerPool(failingLater(spawn), module, settings.workerUrl, this.#size(), jobDeadline(settings));
+    this.#pool ??= new WorkerPool(failingLater(spawn), module, settings.workerUrl, this.#size(), jobDeadline(settings), settings.helpWhileStarting);
     return this.#pool.broken ? undefined : this.#pool;
   }
 
@@ -70,6 +70,18 @@ export class PoolLifecycle {
     this.terminate();
   }
 
+  /** Starts the pool now, and resolves once each worker has hashed a
+   * small warm-up piece (its first job runs baseline-tier code): a page
+   * that will hash a file can start its workers while the user picks it.
+   * Resolves too where no workers run (parallelStatus() says why). */
+  async start(): Promise<void> {
+    const pool = this.pool();
+    if (!pool) return;
+    const warmUp = () =>
+      pool.run({ mode: 0, key: undefined, offset: 0, bytes: new Uint8Array(WARM_UP_BYTES), transfer: true, fallback: undefined }).catch(() => {});
+    await Promise.all(Array.from({ length: pool.size }, warmUp));
+  }
+
   /** Stops the workers once the calls using them end (at once if none
    * does); the next parallel hash starts new ones. */
   terminate(): void {
@@ -79,12 +91,12 @@ export class PoolLifecycle {
   }
 
   /** What the current pool has done: workers started and lost, jobs done by
-   * workers and on this thread after a loss, and why workers were given up
-   * on, if they were. */
+   * workers, on this thread after a loss and on this thread while workers
+   * started, and why workers were given up on, if they were. */
   status() {
     const pool = this.#pool;
     const broken = this.#platform.spawn ? pool?.broken?.message : NO_WORKERS;
-    return { workers: pool?.size ?? 0, ...(pool?.stats ?? { started: 0, lost: 0, jobs: 0, fallbacks: 0 }), broken };
+    return { workers: pool?.size ?? 0, ...(pool?.stats ?? { started: 0, lost: 0, jobs: 0, fallbacks: 0, whileStarting: 0 }), broken };
   }
 
   #size(): number {
@@ -92,6 +104,9 @@ export class PoolLifecycle {
     return workers > 0 ? workers : Math.max(1, this.#platform.concurrency());
   }
 }
+
+/** Enough for a worker's hashing code to be compiled and run once. */
+const WARM_UP_BYTES = 64 * 1024;
 
 const NO_WORKERS = 'blake3-kit: Worker is not available here; hashing on this thread instead';
 

@@ -1,6 +1,11 @@
 // One pool of hashing workers per page or process, started lazily. Each
-// worker has at most MAX_IN_FLIGHT jobs, so the next job is already queued in
-// the worker when it finishes one. A worker that fails to load, throws, exits
+// ready worker has at most MAX_IN_FLIGHT jobs, so the next job is already
+// queued in the worker when it finishes one. Jobs wait here, not in workers
+// still starting: until a worker has finished its first job, this thread
+// hashes them too, one per macrotask (helpWhileStarting), so a first call is
+// never much slower than no workers at all. A worker starts in 50-200 ms
+// (script, wasm instance) and runs its first job in baseline-tier code; one
+// thread hashes 64 MiB in about 50. A worker that fails to load, throws, exits
 // or is terminated is detected at once (its error or exit event): its jobs go
 // to their fallback (hashing on the calling thread) or are rejected, and the
 // worker is replaced on the next dispatch. After three workers in a row fail
@@ -63,6 +68,10 @@ interface Job extends JobSpec {
 interface Member {
   handle: WorkerHandle;
   ready: boolean;
+  /** Has finished a job: its first runs baseline-tier code, several times
+   * slower than this thread's optimised code, so until then it takes one
+   * job at a time and this thread keeps helping. */
+  proven: boolean;
   jobs: Map<number, Job>;
 }
 
@@ -80,15 +89,26 @@ export class WorkerPool {
   /** Calls hashing on this pool now, and whether it stops when they end. */
   #users = 0;
   #retired = false;
-  /** Counters for diagnostics and tests. */
-  readonly stats = { started: 0, lost: 0, jobs: 0, fallbacks: 0 };
+  /** Counters for diagnostics and tests: `whileStarting` counts the jobs
+   * this thread hashed before any worker was ready. */
+  readonly stats = { started: 0, lost: 0, jobs: 0, fallbacks: 0, whileStarting: 0 };
+  readonly #helpWhileStarting: boolean;
+  #helping = false;
 
   readonly #jobTimeout: (bytes: number) => number;
 
   /** `jobTimeout(bytes)`: milliseconds without an answer after which a
    * worker counts as lost. A browser worker that dies silently (it closed
    * itself, or its process crashed) sends no event at all. */
-  constructor(spawn: SpawnWorker, module: WasmModule, url: URL | string | undefined, size: number, jobTimeout: (bytes: number) => number) {
+  constructor(
+    spawn: SpawnWorker,
+    module: WasmModule,
+    url: URL | string | undefined,
+    size: number,
+    jobTimeout: (bytes: number) => number,
+    helpWhileStarting = true,
+  ) {
+    this.#helpWhileStarting = helpWhileStarting;
     this.#spawn = spawn;
     this.#module = module;
     this.#url = url;
@@ -145,28 +165,61 @@ export class WorkerPool {
 
   #dispatch(): void {
     while (this.#queue.length > 0) {
-      let member = this.#members.reduce<Member | undefined>(
-        (best, m) => (m.jobs.size < MAX_IN_FLIGHT && (!best || m.jobs.size < best.jobs.size) ? m : best),
+      const member = this.#members.reduce<Member | undefined>(
+        (best, m) => (m.ready && m.jobs.size < (m.proven ? MAX_IN_FLIGHT : 1) && (!best || m.jobs.size < best.jobs.size) ? m : best),
         undefined,
       );
-      if ((!member || member.jobs.size > 0) && this.#members.length < this.size) member = this.#add();
-      if (!member) return;
-      const job = this.#queue.shift()!;
-      member.jobs.set(job.id, job);
-      member.handle.ref?.();
-      const limit = this.#jobTimeout(job.length);
-      job.timer = setTimeout(() => this.#onFailure(member, new Error(`no answer within ${limit} ms`)), limit);
-      (job.timer as { unref?: () => void }).unref?.();
-      const { id, mode, key, offset, bytes, transfer } = job;
-      member.handle.post(
-        { type: 'job', id, mode, key, offset, bytes, chunks: job.chunks === true, returnBytes: transfer },
-        transfer ? [(bytes as Uint8Array).buffer as ArrayBuffer] : [],
-      );
+      if (!member) break;
+      this.#post(member, this.#queue.shift()!);
+    }
+    if (this.#queue.length > 0) {
+      // One more worker per waiting job, up to the pool's size.
+      let starting = this.#members.filter((m) => !m.ready).length;
+      for (; this.#members.length < this.size && starting < this.#queue.length; starting++) this.#add();
+      if (this.#helpWhileStarting && !this.#members.some((m) => m.proven)) this.#helpSoon();
+    }
+    // Node: a worker keeps the process alive only while it has jobs, or is
+    // starting for jobs that wait for it.
+    for (const member of this.#members) {
+      if (member.jobs.size > 0 || (!member.ready && this.#queue.length > 0)) member.handle.ref?.();
+      else member.handle.unref?.();
     }
   }
 
+  #post(member: Member, job: Job): void {
+    member.jobs.set(job.id, job);
+    const limit = this.#jobTimeout(job.length);
+    job.timer = setTimeout(() => this.#onFailure(member, new Error(`no answer within ${limit} ms`)), limit);
+    (job.timer as { unref?: () => void }).unref?.();
+    const { id, mode, key, offset, bytes, transfer } = job;
+    member.handle.post(
+      { type: 'job', id, mode, key, offset, bytes, chunks: job.chunks === true, returnBytes: transfer },
+      transfer ? [(bytes as Uint8Array).buffer as ArrayBuffer] : [],
+    );
+  }
+
+  /** On the next macrotask, while no worker has finished a job: hashes the
+   * first waiting job that can be hashed here (one with a fallback). */
+  #helpSoon(): void {
+    if (this.#helping) return;
+    this.#helping = true;
+    nextMacrotask(() => {
+      this.#helping = false;
+      if (this.#terminated || this.#broken) return;
+      if (this.#members.some((m) => m.proven)) return this.#dispatch();
+      const index = this.#queue.findIndex((job) => job.fallback !== undefined);
+      if (index < 0) return;
+      const [job] = this.#queue.splice(index, 1) as [Job];
+      this.stats.whileStarting++;
+      Promise.resolve()
+        .then(job.fallback)
+        .then((cv) => job.resolve({ cv, bytes: undefined }), job.reject)
+        .finally(() => this.#dispatch());
+    });
+  }
+
   #add(): Member {
-    const member: Member = { handle: undefined!, ready: false, jobs: new Map() };
+    const member: Member = { handle: undefined!, ready: false, proven: false, jobs: new Map() };
     member.handle = this.#spawn(
       this.#url,
       (message) => this.#onMessage(member, message),
@@ -189,6 +242,7 @@ export class WorkerPool {
       case 'ready':
         member.ready = true;
         this.#spawnFailures = 0;
+        this.#dispatch();
         return;
       case 'init-failed':
         this.#onFailure(member, new Error(`blake3-kit: a worker could not load the wasm module: ${message.message}`));
@@ -198,9 +252,9 @@ export class WorkerPool {
         const job = member.jobs.get(message.id)!;
         member.jobs.delete(message.id);
         clearTimeout(job.timer);
-        if (member.jobs.size === 0) member.handle.unref?.();
         if (message.type === 'done') {
           this.stats.jobs++;
+          member.proven = true;
           job.resolve({ cv: message.cv, bytes: job.transfer ? message.bytes : undefined });
         } else this.#fallBack(job, new Error(`blake3-kit: a worker failed: ${message.message}`));
         this.#dispatch();
@@ -264,6 +318,26 @@ export class WorkerPool {
 }
 
 const CV_LENGTH = 32;
+
+/** Runs `step` after pending events, without the 4 ms clamp that nested
+ * setTimeout calls get in browsers: setImmediate in Node, Bun and Deno, a
+ * MessageChannel message elsewhere. */
+function nextMacrotask(step: () => void): void {
+  if (typeof setImmediate === 'function') {
+    setImmediate(step);
+    return;
+  }
+  if (typeof MessageChannel === 'function') {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      step();
+    };
+    channel.port2.postMessage(undefined);
+    return;
+  }
+  setTimeout(step, 0);
+}
 
 /** A piece's size in bytes: a Blob slice's too. */
 export function sizeOf(piece: Uint8Array | Blob): number {

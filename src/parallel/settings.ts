@@ -20,6 +20,11 @@ export interface ParallelSettings {
   /** A worker that has not answered a job of n bytes within
    * `jobTimeout + n / 1 MiB * 100` ms is treated as lost (default 30 s). */
   jobTimeout?: number;
+  /** Until the first worker is ready, this thread hashes waiting pieces
+   * itself, one per macrotask (default true): a first call then takes about
+   * as long as hashing without workers, where it used to wait 50-200 ms for
+   * them to start. false leaves every piece to the workers. */
+  helpWhileStarting?: boolean;
 }
 
 export type Settings = Readonly<Required<Omit<ParallelSettings, 'workerUrl'>> & { workerUrl: URL | string | undefined }>;
@@ -37,6 +42,7 @@ export const DEFAULT_SETTINGS: Settings = {
   pieceLength: 0,
   jobTimeout: 30_000,
   transport: 'transfer',
+  helpWhileStarting: true,
 };
 
 const MIN_PIECE = 64 * 1024;
@@ -54,6 +60,9 @@ export function mergeSettings(current: Settings, next: ParallelSettings): Settin
   const merged: Settings = { ...current, ...next };
   if (merged.transport !== 'transfer' && merged.transport !== 'shared') {
     throw new TypeError("blake3-kit: options.transport must be 'transfer' or 'shared'");
+  }
+  if (typeof merged.helpWhileStarting !== 'boolean') {
+    throw new TypeError(`blake3-kit: options.helpWhileStarting must be a boolean; got ${typeof merged.helpWhileStarting}`);
   }
   const { workerUrl } = merged;
   if (workerUrl !== undefined && typeof workerUrl !== 'string' && !(workerUrl instanceof URL)) {

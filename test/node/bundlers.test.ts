@@ -26,7 +26,7 @@ const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 const app = (init: string) => `import { configureParallel, hashParallel, init, parallelStatus, toHex } from 'blake3-kit';
 
 await init(${init});
-configureParallel({ workers: 2, threshold: 0 });
+configureParallel({ workers: 2, threshold: 0, helpWhileStarting: false });
 const input = new Uint8Array(4 << 20).map((_, i) => i * 7);
 window.report = { digest: toHex(await hashParallel(input)), status: parallelStatus() };
 `;

@@ -24,7 +24,7 @@ const hasher = api.createHasher();
 for (let at = 0; at < 100_000; at += 777) hasher.update(input(100_000).subarray(at, at + 777));
 const reader = api.createHasher({ context: 'runtime probe' }).update(input(5000)).xof();
 reader.position = 1000;
-b3.configureParallel({ workers: 2, threshold: 0 });
+b3.configureParallel({ workers: 2, threshold: 0, helpWhileStarting: false });
 const parallel = b3.toHex(await b3.hashParallel(input(4 << 20)));
 const { error, ...native } = b3.nativeStatus();
 // The single-block probe runs on timers after init(): wait for its verdict.

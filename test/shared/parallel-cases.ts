@@ -22,8 +22,19 @@ const PIECE = 64 * 1024;
 
 export function parallelSuite(lib: Lib, env: Env) {
   const { hashParallel, hashBlob, hashStream, configureParallel, parallelStatus, terminateWorkers, toHex, hash } = lib;
+  // Every piece to the workers (no help from this thread while they start),
+  // so that what is tested here is what workers do; the help has its test.
   const reset = (extra = {}) =>
-    configureParallel({ workers: 2, threshold: 0, pieceLength: PIECE, jobTimeout: 30_000, workerUrl: undefined, transport: 'transfer', ...extra });
+    configureParallel({
+      workers: 2,
+      threshold: 0,
+      pieceLength: PIECE,
+      jobTimeout: 30_000,
+      workerUrl: undefined,
+      transport: 'transfer',
+      helpWhileStarting: false,
+      ...extra,
+    });
 
   // Every input on workers, in pieces small enough to make several.
   for (const transport of env.shared ? (['transfer', 'shared'] as const) : (['transfer'] as const)) {
@@ -226,6 +237,38 @@ export function parallelSuite(lib: Lib, env: Env) {
       expect(() => configureParallel({ threshold: '1' as never })).toThrow(/options\.threshold must be a number; got string/);
       reset();
     });
+
+    it('hashes on this thread too until a worker has finished a job (helpWhileStarting, the default)', async () => {
+      const rng = random(seed + 2);
+      for (const [name, options] of [
+        ['hash', {}],
+        ['keyed', { key: KEY, length: 77 }],
+        ['derive_key', { context: 'parallel ctx', length: 2000 }],
+      ] as const) {
+        reset({ helpWhileStarting: true }); // a new pool: workers start again
+        const bytes = pattern(40 * PIECE + rng.int(PIECE), 11);
+        const progress: number[] = [];
+        const digest = await hashParallel(bytes, { ...options, onProgress: (done) => progress.push(done) });
+        expect(toHex(digest), name).toBe(toHex(hash(bytes, options)));
+        expect(progress.at(-1)).toBe(bytes.length);
+        const status = parallelStatus();
+        // A worker starts in milliseconds; this thread hashes a 64 KiB piece
+        // in well under one, and begins on the next macrotask.
+        expect(status.whileStarting, name).toBeGreaterThan(0);
+        expect(status.whileStarting + status.jobs, name).toBe(41);
+        expect(status.fallbacks).toBe(0);
+      }
+      // Once a worker has finished a job, the pieces are theirs.
+      const bytes = pattern(40 * PIECE, 12);
+      for (let i = 0; i < 50 && parallelStatus().jobs === 0; i++) await hashParallel(bytes);
+      const { whileStarting, jobs } = parallelStatus();
+      expect(jobs).toBeGreaterThan(0);
+      expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
+      expect(parallelStatus().whileStarting).toBe(whileStarting);
+      expect(parallelStatus().jobs).toBe(jobs + 40);
+      expect(() => configureParallel({ helpWhileStarting: 'yes' as never })).toThrow(/options\.helpWhileStarting must be a boolean/);
+      reset();
+    }, 60_000);
 
     it('lets calls in flight finish when settings change or the workers are terminated', async () => {
       reset();
