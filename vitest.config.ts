@@ -2,6 +2,8 @@ import { playwright } from '@vitest/browser-playwright';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 // @ts-expect-error: a plain .mjs module without types
+import { webdriverProvider } from './scripts/webdriver.mjs';
+// @ts-expect-error: a plain .mjs module without types
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './scripts/chromium.mjs';
 
 const entry = (name: string) => fileURLToPath(new URL(`./src/${name}.ts`, import.meta.url));
@@ -69,20 +71,37 @@ const nodeRun = {
 // the scalar one is not: the suite must pass both ways.
 const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
-function browserProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration {
+type Engine = 'chromium' | 'firefox' | 'webkit';
+
+// Chromium through playwright (it drives Debian's build); Firefox ESR and
+// WebKitGTK through WebDriver, which drives stock browsers (scripts/browsers.mjs).
+const engines = {
+  chromium: { provider: chromium, browser: 'chromium', headless: true },
+  firefox: { provider: webdriverProvider('firefox'), browser: 'firefox', headless: true },
+  // vitest calls every WebKit 'safari', and refuses headless Safari: it runs on an Xvfb display.
+  webkit: { provider: webdriverProvider('webkit'), browser: 'safari', headless: false },
+} as const;
+
+// WebKitGTK 2.50's JavaScriptCore has no `using` declarations, which the
+// tests and src/ use: vite lowers them there, as tsc (ES2022) does for dist/.
+const lowered = { webkit: { oxc: { target: 'es2022' } } } as Partial<Record<Engine, object>>;
+
+function browserProject(engine: Engine, flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration {
+  const { provider, browser, headless } = engines[engine];
   return {
+    ...lowered[engine],
     resolve: { alias: { 'blake3-kit': entry('browser') } },
     server: { headers: flavour === 'simd' ? isolation : {} },
     test: {
-      name: `chromium-${flavour}`,
+      name: `${engine}-${flavour}`,
       include: [...shared, ...wasm, 'test/browser/**/*.test.ts'],
-      provide: { flavour, backend: `wasm-${flavour}` },
+      provide: { flavour, backend: `wasm-${flavour}`, engine },
       testTimeout: 120_000,
       browser: {
         enabled: true,
-        headless: true,
-        provider: chromium,
-        instances: [{ browser: 'chromium' }],
+        headless,
+        provider,
+        instances: [{ browser }],
         screenshotFailures: false,
       },
     },
@@ -96,8 +115,7 @@ export default defineConfig({
       nodeProject('scalar'),
       nativeProject('native'),
       nativeProject('auto'),
-      browserProject('simd'),
-      browserProject('scalar'),
+      ...(['chromium', 'firefox', 'webkit'] as const).flatMap((engine) => [browserProject(engine, 'simd'), browserProject(engine, 'scalar')]),
     ],
   },
 });

@@ -10,12 +10,14 @@ import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { installArm64Node } from './arm64-node.mjs';
 import { installNodeVersions } from './node-versions.mjs';
+import { FIREFOX_PATH, GECKODRIVER_PATH, GECKODRIVER_VERSION, MINIBROWSER_PATH, WEBKIT_DRIVER_PATH, XVFB_PATH } from './browsers.mjs';
 import { CROSS, buildNative, outputs as nativeOutputs } from './build-native.mjs';
 import { capture, cargoBin, main, newestMtime, oldestMtime, root, run } from './lib.mjs';
 
 const forTests = process.argv.includes('--test');
-// --browser: only Chromium (the benchmark); --test: Chromium, b3sum and the
-// cross toolchains the aarch64 tests need.
+// --browser: only Chromium (the benchmark); --test: Chromium, Firefox ESR and
+// WebKitGTK with their WebDriver drivers, b3sum and the cross toolchains the
+// aarch64 tests need.
 const forBrowser = forTests || process.argv.includes('--browser');
 // The CLI is tested byte for byte against the official b3sum at this version.
 const B3SUM_VERSION = '1.8.7';
@@ -127,6 +129,24 @@ function chromium() {
   aptInstall('chromium', { chromium: CHROMIUM });
 }
 
+/** Firefox ESR and WebKitGTK for the test suite (scripts/browsers.mjs). */
+function webdriverBrowsers() {
+  aptInstall('firefox', { 'firefox-esr': FIREFOX_PATH });
+  // webkit2gtk-driver pulls in the WebKitGTK library that holds MiniBrowser.
+  aptInstall('webkit', { 'webkit2gtk-driver': WEBKIT_DRIVER_PATH, xvfb: XVFB_PATH });
+  if (!existsSync(MINIBROWSER_PATH)) throw new Error(`webkit2gtk-driver is installed but ${MINIBROWSER_PATH} is missing`);
+  geckodriver();
+}
+
+/** Firefox's WebDriver driver: not in Debian, built from crates.io. */
+function geckodriver() {
+  const have = capture(GECKODRIVER_PATH, ['--version'])?.stdout.match(/^geckodriver (\S+)/)?.[1];
+  if (have === GECKODRIVER_VERSION) return say('geckodriver', `${GECKODRIVER_VERSION} installed`);
+  say('geckodriver', `${have ? `have ${have}, ` : ''}cargo install geckodriver --version ${GECKODRIVER_VERSION} --locked`);
+  // --force: as for b3sum, cargo's install record can outlive the binary.
+  run('cargo', ['install', 'geckodriver', '--version', GECKODRIVER_VERSION, '--locked', '--force']);
+}
+
 /** What the cross-built tests need (scripts/test.mjs, step aarch64). */
 function crossToolchains() {
   for (const [target, { apt }] of Object.entries(CROSS)) {
@@ -204,6 +224,7 @@ await main(async () => {
   rustComponents(['rustfmt', 'clippy']);
   wasmBindgen();
   if (forBrowser) chromium();
+  if (forTests) webdriverBrowsers();
   if (forTests) b3sum();
   if (forTests) crossToolchains();
   if (forTests) installNodeVersions(say);

@@ -5,10 +5,11 @@
 // tests (natively, then the native addon's core for aarch64 under qemu), then
 // the JS suite in Node (wasm simd and scalar, native, auto), the shared
 // suite again on Node 22, 24 and 26 (wasm-simd and native), and the suite
-// in Chromium against both wasm flavours. Every step runs even if an
-// earlier one failed, so one run shows everything that is broken.
+// in Chromium, then in Firefox ESR and WebKitGTK (Safari's engine), each
+// against both wasm flavours. Every step runs even if an earlier one failed,
+// so one run shows everything that is broken.
 //
-//   node scripts/test.mjs [--only lint|types|rustfmt|clippy|rust|aarch64|node|nodes|browser]...
+//   node scripts/test.mjs [--only lint|types|rustfmt|clippy|rust|aarch64|node|nodes|browser|firefox|webkit]...
 //
 // The last line is always `tests: N passed, M failed[, K skipped]`.
 import { spawnSync } from 'node:child_process';
@@ -54,6 +55,10 @@ const STEPS = {
       ),
   },
   browser: { label: 'chromium (simd, scalar)', run: () => vitest('browser', ['chromium-simd', 'chromium-scalar']) },
+  // Through WebDriver on drivers the projects start and stop themselves
+  // (scripts/webdriver.mjs); WebKit on its own Xvfb display.
+  firefox: { label: 'firefox esr (simd, scalar)', run: () => vitest('firefox', ['firefox-simd', 'firefox-scalar']) },
+  webkit: { label: 'webkitgtk (simd, scalar)', run: () => vitest('webkit', ['webkit-simd', 'webkit-scalar']) },
 };
 
 // Static checks: each command is one test, passed when it exits 0.

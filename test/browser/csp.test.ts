@@ -2,7 +2,7 @@
 // compiles it, which CSP governs with 'wasm-unsafe-eval' alone. Its workers
 // are module scripts from the same origin, which worker-src 'self' allows.
 // When they can't start, the hashes are still right and it says so once.
-import { expect, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 
 type Workers = { right: boolean; started: number; jobs: number; broken?: string };
 type Report = { backend?: string; digest?: string; workers?: Workers; warnings?: string[]; error?: string; violations: string[] };
@@ -13,7 +13,12 @@ const ABC = '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85';
 function loadUnderPolicy(policy: string, workerUrl?: string): Promise<Report> {
   const frame = document.createElement('iframe');
   const page = new URL('./csp-page.ts', import.meta.url).href;
-  frame.srcdoc = `<!doctype html><meta http-equiv="Content-Security-Policy" content="${policy}">
+  // Firefox (ESR 153) matches 'self' in a srcdoc document's policy against
+  // no origin at all, not the one the document inherits: even this page's
+  // own script is blocked. The origin, named as well, means the same in
+  // every engine.
+  const applied = policy.replaceAll("'self'", `'self' ${location.origin}`);
+  frame.srcdoc = `<!doctype html><meta http-equiv="Content-Security-Policy" content="${applied}">
     ${workerUrl ? `<meta name="worker-url" content="${workerUrl}">` : ''}
     <script type="module" src="${page}"></script>`;
   return new Promise<Report>((resolve, reject) => {
@@ -37,8 +42,11 @@ it(`hashes, on workers too, under ${STRICT} without any violation`, async () => 
 
 it("is stopped by a policy without 'wasm-unsafe-eval' (the policy is really applied)", async () => {
   const report = await loadUnderPolicy("default-src 'self'; script-src 'self'; connect-src 'self'");
-  expect(report.error).toMatch(/CompileError.*violates the following Content Security policy/);
-  expect(report.violations.join()).toMatch(/script-src/);
+  // Each engine words it its own way; all three name the policy.
+  expect(report.error).toMatch(/^CompileError: .*(Content Security Policy|CSP)/i);
+  // WebKit fires no securitypolicyviolation for a refused compile (it does
+  // for worker-src); its error names the directive instead.
+  expect(inject('engine') === 'webkit' ? report.error : report.violations.join()).toMatch(/script-src/);
 });
 
 const GAVE_UP = /^blake3-kit: workers keep failing to start; hashing on this thread instead \(.+\)$/;

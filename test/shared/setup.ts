@@ -1,5 +1,6 @@
 // Every shared test file starts with `const b3 = await load()`: the backend
-// comes from the vitest project (node-simd, node-native, chromium-scalar, ...).
+// comes from the vitest project (node-simd, node-native, chromium-scalar,
+// firefox-simd, webkit-scalar, ...).
 import { init } from 'blake3-kit';
 import { expect, inject } from 'vitest';
 
@@ -8,6 +9,8 @@ declare module 'vitest' {
     flavour: 'simd' | 'scalar';
     /** `auto`: Node's default, native above the routing threshold and wasm below. */
     backend: 'wasm-simd' | 'wasm-scalar' | 'native' | 'auto';
+    /** The browser projects' engine; undefined in Node. */
+    engine?: 'chromium' | 'firefox' | 'webkit';
   }
 }
 
