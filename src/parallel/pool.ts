@@ -44,8 +44,11 @@ export interface JobSpec {
   bytes: Uint8Array | Blob;
   /** Ask for every chunk's chaining value, not the piece's. */
   chunks?: boolean;
-  /** Move `bytes` to the worker (it comes back with the result). */
+  /** Move what is posted to the worker (it comes back with the result). */
   transfer: boolean;
+  /** What to post instead of `bytes` (the caller's memory): called when a
+   * worker takes the job; a throw fails the job. */
+  copy?: () => Uint8Array;
   /** Computes the same chaining value on this thread if the worker is lost. */
   fallback: (() => Uint8Array | Promise<Uint8Array>) | undefined;
 }
@@ -187,11 +190,18 @@ export class WorkerPool {
   }
 
   #post(member: Member, job: Job): void {
+    let bytes: Uint8Array | Blob;
+    try {
+      bytes = job.copy ? job.copy() : job.bytes;
+    } catch (error) {
+      job.reject(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
     member.jobs.set(job.id, job);
     const limit = this.#jobTimeout(job.length);
     job.timer = setTimeout(() => this.#onFailure(member, new Error(`no answer within ${limit} ms`)), limit);
     (job.timer as { unref?: () => void }).unref?.();
-    const { id, mode, key, offset, bytes, transfer } = job;
+    const { id, mode, key, offset, transfer } = job;
     member.handle.post(
       { type: 'job', id, mode, key, offset, bytes, chunks: job.chunks === true, returnBytes: transfer },
       transfer ? [(bytes as Uint8Array).buffer as ArrayBuffer] : [],

@@ -28,6 +28,9 @@ export interface Piece {
   /** The same bytes again, to hash here if the piece's worker is lost;
    * undefined where they are gone (moved to that worker). */
   recompute: (() => Uint8Array | Promise<Uint8Array>) | undefined;
+  /** Where `bytes` is the caller's own memory: our copy of it, made only
+   * when a worker takes the piece (this thread hashes `recompute()`). */
+  copy?: () => Uint8Array;
 }
 
 export interface TreeRun {
@@ -59,7 +62,7 @@ export async function runTree(
   const limit = workers.size * PIECES_PER_WORKER;
   workers.acquire();
   try {
-    for await (const { bytes, shared, recompute } of pieces) {
+    for await (const { bytes, shared, recompute, copy } of pieces) {
       signal?.throwIfAborted();
       if (failure) throw failure;
       const index = cvs.length;
@@ -74,13 +77,16 @@ export async function runTree(
           offset,
           bytes,
           transfer: !shared,
+          copy,
           chunks: perChunk,
           fallback:
             recompute && (async () => (perChunk ? chunkChainingValuesAt : subtreeChainingValue)(tree.mode, tree.key, offset, await recompute())),
         })
         .then((result) => {
           cvs[index] = result.cv;
-          if (bytes instanceof Uint8Array) buffers?.release(result.bytes ?? bytes);
+          // Never the caller's memory: a copied piece is released only if it came back.
+          const ours = copy ? result.bytes : (result.bytes ?? bytes);
+          if (ours instanceof Uint8Array) buffers?.release(ours);
           done += size;
           onProgress?.(done, total);
         })
