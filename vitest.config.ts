@@ -60,7 +60,11 @@ function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfigurati
   };
 }
 
+// Fast toEqual for byte arrays, in every project.
+const setupFiles = ['test/equal-bytes.ts'];
+
 const nodeRun = {
+  setupFiles,
   environment: 'node',
   pool: 'forks',
   execArgv: ['--expose-gc'],
@@ -96,6 +100,7 @@ function browserProject(engine: Engine, flavour: 'simd' | 'scalar'): TestProject
       name: `${engine}-${flavour}`,
       include: [...shared, ...wasm, 'test/browser/**/*.test.ts'],
       provide: { flavour, backend: `wasm-${flavour}`, engine },
+      setupFiles,
       testTimeout: 120_000,
       browser: {
         enabled: true,
