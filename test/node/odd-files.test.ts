@@ -100,9 +100,16 @@ describe.skipIf(inject('backend') === 'wasm-scalar')('files that misreport their
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const path = `/proc/${sleeper.pid}/status`;
-      const before = b3sum(path).trim();
-      const result = hashFileEachWay(path);
-      expect(b3sum(path).trim(), 'the status changed').toBe(before);
+      // Mostly still: on a loaded machine its counters can move now and then
+      // (seen once in a full run), so a run during which it changed is redone.
+      let before = '';
+      let result!: ReturnType<typeof hashFileEachWay>;
+      for (let attempt = 0; attempt < 5; attempt++) {
+        before = b3sum(path).trim();
+        result = hashFileEachWay(path);
+        if (b3sum(path).trim() === before) break;
+      }
+      expect(b3sum(path).trim(), 'the status kept changing').toBe(before);
       expect(result.stderr).toBe('');
       expect(result.stdout.split('\n').slice(0, -1)).toEqual(Array(WAYS.length).fill(before));
     } finally {
