@@ -12,6 +12,8 @@
 //   scalar     hash_oneshot of the scalar module
 //   out        copying the 32-byte digest out (staging.slice)
 //   hash()     the public one-shot, all of the above plus argument checks
+//   hash-wasm, blake3-jit   the best small-input peers, as their READMEs use
+//              them (from bench/node_modules: run `npm run bench` once first)
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { median, sink, timeBatch } from './lib/timing.mjs';
@@ -35,9 +37,22 @@ const scalar = instantiate('blake3-kit-scalar.wasm');
 const b3 = await import('../dist/node.js');
 const api = await b3.init({ backend: 'wasm-simd' });
 
+const peers = {};
+try {
+  const { createBLAKE3 } = await import('./node_modules/hash-wasm/dist/index.esm.js');
+  const instance = await createBLAKE3();
+  peers['hash-wasm'] = (input) => instance.init().update(input).digest('binary');
+  const jit = await import('./node_modules/blake3-jit/dist/index.js');
+  peers['blake3-jit'] = (input) => jit.hash(input);
+} catch {
+  console.log('(peers not installed: run `npm run bench` once)');
+}
+
 const engine = globalThis.Bun ? `Bun ${Bun.version}` : globalThis.Deno ? `Deno ${Deno.version.deno}` : `Node ${process.version}`;
 console.log(`${engine}; ns per call, medians of ${rounds} alternating rounds`);
-console.log(['size', 'call', 'stage', 'rows', 'words', 'scalar', 'out', 'hash()', 'words÷rows'].join('\t'));
+console.log(
+  ['size', 'call', 'stage', 'rows', 'words', 'scalar', 'out', 'hash()', ...Object.keys(peers), 'words÷rows', 'best peer÷hash()'].join('\t'),
+);
 for (const size of sizes) {
   const input = new Uint8Array(size).map((_, i) => (i * 7) % 251);
   simd.staging.set(input);
@@ -54,6 +69,7 @@ for (const size of sizes) {
     scalar: oneshot(scalar, 1),
     out: () => simd.staging.slice(0, 32),
     'hash()': () => api.hash(input),
+    ...Object.fromEntries(Object.entries(peers).map(([name, fn]) => [name, () => fn(input)])),
   };
   // set_word_blocks inside rows/words costs one call; the call column shows it.
   const calls = 2000;
@@ -65,6 +81,8 @@ for (const size of sizes) {
     }
   }
   const med = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
-  console.log([size, ...Object.values(med).map((ns) => ns.toFixed(0)), (med.words / med.rows).toFixed(2)].join('\t'));
+  const bestPeer = Math.min(...Object.keys(peers).map((name) => med[name]));
+  const ratios = [(med.words / med.rows).toFixed(2), Number.isFinite(bestPeer) ? (bestPeer / med['hash()']).toFixed(2) : '-'];
+  console.log([size, ...Object.values(med).map((ns) => ns.toFixed(0)), ...ratios].join('\t'));
 }
 void sink;

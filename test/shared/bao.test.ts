@@ -170,26 +170,29 @@ describe('bao-tree outboards (chunk groups, no length prefix, pre- or post-order
     }
   });
 
-  it.each([0, 1, 2, 4, 6])('chunkLog %i: (groups - 1) x 64 bytes, both orders decode, parents and groups guarded (every one in node-simd)', (chunkLog) => {
-    const group = 1024 << chunkLog;
-    for (const size of sizes) {
-      const content = input(size);
-      const groups = Math.max(1, Math.ceil(size / group));
-      for (const order of ['pre', 'post'] as const) {
-        const { outboard, hash: root } = baoTreeOutboard(content, { chunkLog, order });
-        expect(outboard.length).toBe((groups - 1) * 64);
-        expect(toHex(root)).toBe(toHex(hash(content)));
-        expect(baoTreeDecodeOutboard(content, outboard, root, { chunkLog, order })).toEqual(content);
-        for (const at of spread(0, outboard.length, 64))
-          rejects(() => baoTreeDecodeOutboard(content, flipped(outboard, at + 63), root, { chunkLog, order }));
-        for (const at of spread(0, size, group)) rejects(() => baoTreeDecodeOutboard(flipped(content, at), outboard, root, { chunkLog, order }));
+  it.each([0, 1, 2, 4, 6])(
+    'chunkLog %i: (groups - 1) x 64 bytes, both orders decode, parents and groups guarded (every one in node-simd)',
+    (chunkLog) => {
+      const group = 1024 << chunkLog;
+      for (const size of sizes) {
+        const content = input(size);
+        const groups = Math.max(1, Math.ceil(size / group));
+        for (const order of ['pre', 'post'] as const) {
+          const { outboard, hash: root } = baoTreeOutboard(content, { chunkLog, order });
+          expect(outboard.length).toBe((groups - 1) * 64);
+          expect(toHex(root)).toBe(toHex(hash(content)));
+          expect(baoTreeDecodeOutboard(content, outboard, root, { chunkLog, order })).toEqual(content);
+          for (const at of spread(0, outboard.length, 64))
+            rejects(() => baoTreeDecodeOutboard(content, flipped(outboard, at + 63), root, { chunkLog, order }));
+          for (const at of spread(0, size, group)) rejects(() => baoTreeDecodeOutboard(flipped(content, at), outboard, root, { chunkLog, order }));
+        }
+        if (size > group) {
+          // The orders differ once there are two parents or more.
+          const pre = baoTreeOutboard(content, { chunkLog }).outboard;
+          const post = baoTreeOutboard(content, { chunkLog, order: 'post' }).outboard;
+          expect(post.subarray(post.length - 64)).toEqual(pre.subarray(0, 64)); // the root: first in pre, last in post
+        }
       }
-      if (size > group) {
-        // The orders differ once there are two parents or more.
-        const pre = baoTreeOutboard(content, { chunkLog }).outboard;
-        const post = baoTreeOutboard(content, { chunkLog, order: 'post' }).outboard;
-        expect(post.subarray(post.length - 64)).toEqual(pre.subarray(0, 64)); // the root: first in pre, last in post
-      }
-    }
-  });
+    },
+  );
 });
