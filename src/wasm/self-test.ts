@@ -11,6 +11,7 @@
 // block). init() tests the code a module starts with (row-wise in the SIMD
 // module); blocks.ts tests u32 words, up to 1025 bytes, before it switches.
 
+import { toHex } from '../hex.js';
 import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, type Mode } from '../modes.js';
 import type { CoreExports } from './core.js';
 
@@ -57,17 +58,11 @@ function firstWrong(core: CoreExports, cases: number): string | undefined {
     }
     staging().set(input!.subarray(0, length));
     const code = core.hash_oneshot(mode, length, from + 8);
-    const got = hex(staging().subarray(from, from + 8));
+    const got = toHex(staging().subarray(from, from + 8));
     if (code !== 0 || got !== expected) {
       const what = ['hash', 'keyed_hash', 'derive_key'][mode];
       return `${what} of ${length} bytes${from > 0 ? ` from output byte ${from}` : ''}: ${code !== 0 ? `code ${code}` : `${got}… instead of ${expected}…`}`;
     }
   }
   return undefined;
-}
-
-function hex(bytes: Uint8Array): string {
-  let out = '';
-  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
-  return out;
 }
