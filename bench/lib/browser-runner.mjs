@@ -80,7 +80,12 @@ async function chromiumDriver() {
         const page = await context.newPage();
         await page.goto(url);
         await page.waitForFunction(() => window.bench !== undefined, null, { timeout: 30_000 });
-        return { call: (method, arg) => page.evaluate(([m, a]) => window.bench[m](a), [method, arg]), close: () => context.close() };
+        return {
+          call: (method, arg) => page.evaluate(([m, a]) => window.bench[m](a), [method, arg]),
+          // A disk-backed File in <input type=file> (bench/parallel/browser.mjs).
+          setFile: (selector, path) => page.setInputFiles(selector, path),
+          close: () => context.close(),
+        };
       } catch (error) {
         await context.close().catch(() => {});
         throw error;
@@ -111,7 +116,16 @@ async function firefoxDriver() {
         const page = await context.newPage();
         await page.goto(url);
         await page.waitForFunction(() => window.bench !== undefined, { timeout: 30_000 });
-        return { call: (method, arg) => page.evaluate((m, a) => window.bench[m](a), method, arg), close: () => context.close() };
+        return {
+          call: (method, arg) => page.evaluate((m, a) => window.bench[m](a), method, arg),
+          // A disk-backed File in <input type=file> (BiDi input.setFiles).
+          async setFile(selector, path) {
+            const input = await page.$(selector);
+            await input.uploadFile(path);
+            await input.dispose();
+          },
+          close: () => context.close(),
+        };
       } catch (error) {
         await context.close().catch(() => {});
         throw error;
@@ -125,6 +139,10 @@ async function firefoxDriver() {
 }
 
 const DRIVERS = { chromium: chromiumDriver, firefox: firefoxDriver, webkit: () => webkitDriver(CALL_TIMEOUT_MS) };
+
+/** One browser driver on its own, for benches that serve their own page
+ * (bench/parallel/browser.mjs): `page(url)` gives call / setFile / close. */
+export const launchDriver = (id) => DRIVERS[id]();
 
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
 

@@ -96,7 +96,11 @@ export async function webkitDriver(callTimeoutMs) {
         try {
           await call('POST', `${s}/timeouts`, { script: callTimeoutMs, pageLoad: 60_000 });
           await call('POST', `${s}/url`, { url });
-          await until('the bench page', async () => call('POST', `${s}/execute/sync`, { script: 'return window.bench !== undefined', args: [] }), 30_000);
+          await until(
+            'the bench page',
+            async () => call('POST', `${s}/execute/sync`, { script: 'return window.bench !== undefined', args: [] }),
+            30_000,
+          );
         } catch (error) {
           await call('DELETE', s).catch(() => {});
           throw error;
@@ -109,6 +113,11 @@ export async function webkitDriver(callTimeoutMs) {
             });
             if (out?.__thrown) throw new Error(out.__thrown);
             return out;
+          },
+          // W3C Element Send Keys with a path on a file input picks that file.
+          async setFile(selector, path) {
+            const element = await call('POST', `${s}/element`, { using: 'css selector', value: selector });
+            await call('POST', `${s}/element/${Object.values(element)[0]}/value`, { text: path });
           },
           close: () => call('DELETE', s),
         };
