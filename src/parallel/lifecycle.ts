@@ -96,7 +96,11 @@ export class PoolLifecycle {
   status() {
     const pool = this.#pool;
     const broken = this.#platform.spawn ? pool?.broken?.message : NO_WORKERS;
-    return { workers: pool?.size ?? 0, ...(pool?.stats ?? { started: 0, lost: 0, jobs: 0, fallbacks: 0, whileStarting: 0 }), broken };
+    return {
+      workers: pool?.size ?? 0,
+      ...(pool?.stats ?? { started: 0, lost: 0, jobs: 0, fallbacks: 0, whileStarting: 0, stalledReads: 0 }),
+      broken,
+    };
   }
 
   #size(): number {

@@ -93,8 +93,9 @@ export class WorkerPool {
   #users = 0;
   #retired = false;
   /** Counters for diagnostics and tests: `whileStarting` counts the jobs
-   * this thread hashed before any worker was ready. */
-  readonly stats = { started: 0, lost: 0, jobs: 0, fallbacks: 0, whileStarting: 0 };
+   * this thread hashed before any worker was ready, `stalledReads` the Blob
+   * slices whose stream a worker gave up on (read-blob.ts). */
+  readonly stats = { started: 0, lost: 0, jobs: 0, fallbacks: 0, whileStarting: 0, stalledReads: 0 };
   readonly #helpWhileStarting: boolean;
   #helping = false;
 
@@ -264,6 +265,7 @@ export class WorkerPool {
         clearTimeout(job.timer);
         if (message.type === 'done') {
           this.stats.jobs++;
+          if (message.stalled === true) this.stats.stalledReads++;
           member.proven = true;
           job.resolve({ cv: message.cv, bytes: job.transfer ? message.bytes : undefined });
         } else this.#fallBack(job, new Error(`blake3-kit: a worker failed: ${message.message}`));

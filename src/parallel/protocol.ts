@@ -24,6 +24,7 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'init-failed'; message: string }
-  /** `cv`: the piece's chaining value, or its chunks' (a job with `chunks`). */
-  | { type: 'done'; id: number; cv: Uint8Array; bytes: Uint8Array | undefined }
+  /** `cv`: the piece's chaining value, or its chunks' (a job with `chunks`);
+   * `stalled`: a Blob slice's stream stalled and was read another way. */
+  | { type: 'done'; id: number; cv: Uint8Array; bytes: Uint8Array | undefined; stalled?: boolean }
   | { type: 'failed'; id: number; message: string };

@@ -5,6 +5,7 @@ import { attach } from '../wasm/core.js';
 import { instantiate } from '../wasm/load.js';
 import { chunkChainingValuesAt, subtreeChainingValue } from '../wasm/subtree.js';
 import type { FromWorker, ToWorker } from './protocol.js';
+import { blobSubtreeValue } from './read-blob.js';
 
 export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => void): (message: ToWorker) => void {
   return (message) => {
@@ -29,20 +30,10 @@ export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => v
       }
     };
     if (bytes instanceof Uint8Array) answer(bytes);
-    // A Blob slice is read here, off the calling thread; the next job's
-    // read runs while this one hashes. Tried: freeing each piece once
-    // hashed with `buffer.transfer(0)`: a 256 MiB File's peak resident
-    // growth in Chromium 156 went from 203-211 MiB to 1,811 MiB (bench/
-    // parallel/browser.mjs --blob-only, two runs each; cause not found).
-    // Also tried: hashing the slice as it streams in, through a BYOB reader
-    // into one reused 256 KiB buffer. Per 256 MiB File (urandom, cached):
-    // ~255 ms instead of ~340, renderer peak growth 17-19 MiB instead of
-    // 35-180 (the dead 8 MiB buffers wait for a GC). But a read sometimes
-    // never answered, first or mid-slice, never in a run's first six
-    // hashes: 8 of 136 hashes with one buffer (also with one stream per
-    // worker, and stopping at the slice's size), 9 of 54 with two; the
-    // pool's job timeout rescued each after 30 s. A default reader: no stall
-    // in 36, but ~370 ms. Not kept.
-    else bytes.arrayBuffer().then((buffer) => answer(new Uint8Array(buffer)), failed);
+    // A Blob slice is read here, off the calling thread, and hashed as it
+    // streams in (read-blob.ts); the next job's read runs meanwhile. Bao's
+    // chunk values need the whole slice.
+    else if (chunks) bytes.arrayBuffer().then((buffer) => answer(new Uint8Array(buffer)), failed);
+    else blobSubtreeValue(mode, key, offset, bytes).then(({ cv, stalled }) => post({ type: 'done', id, cv, bytes: undefined, stalled }), failed);
   };
 }

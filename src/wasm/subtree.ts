@@ -28,18 +28,34 @@ export function subtreeChainingValue(mode: Mode, key: Uint8Array | undefined, of
 
 /** subtreeChainingValue at offset `offsetHi * 2^32 + offsetLo`. */
 export function subtreeChainingValueAt(mode: Mode, key: Uint8Array | undefined, offsetLo: number, offsetHi: number, bytes: Uint8Array): Uint8Array {
-  if (key !== undefined) keyArea.set(key);
-  const slot = newSlot(mode);
+  const slot = openSubtree(mode, key, offsetLo, offsetHi);
   try {
-    let code = core!.hasher_set_input_offset(slot, offsetLo, offsetHi);
-    if (code < 0) fail(code, 'hasher_set_input_offset');
     updateSlotBytes(slot, bytes);
-    code = core!.hasher_finalize_non_root(slot);
-    if (code < 0) fail(code, 'hasher_finalize_non_root');
-    return staging.slice(0, 32);
+    return finishSubtree(slot);
   } finally {
     core!.hasher_free(slot);
   }
+}
+
+/** A hasher slot for a subtree at input offset `offsetHi * 2^32 +
+ * offsetLo`, to be fed with updateSlotBytes as its bytes arrive; the caller
+ * frees it. */
+export function openSubtree(mode: Mode, key: Uint8Array | undefined, offsetLo: number, offsetHi: number): number {
+  if (key !== undefined) keyArea.set(key);
+  const slot = newSlot(mode);
+  const code = core!.hasher_set_input_offset(slot, offsetLo, offsetHi);
+  if (code < 0) {
+    core!.hasher_free(slot);
+    fail(code, 'hasher_set_input_offset');
+  }
+  return slot;
+}
+
+/** The non-root chaining value of what an openSubtree slot was fed. */
+export function finishSubtree(slot: number): Uint8Array {
+  const code = core!.hasher_finalize_non_root(slot);
+  if (code < 0) fail(code, 'hasher_finalize_non_root');
+  return staging.slice(0, 32);
 }
 
 function stagePair(left: Uint8Array, right: Uint8Array, key: Uint8Array | undefined): void {
