@@ -19,9 +19,10 @@ import { finishSubtree, openSubtree } from '../wasm/subtree.js';
 const TWO_32 = 2 ** 32;
 const READ_LENGTH = 256 * 1024;
 
-/** A cached 256 KiB read takes ~0.25 ms; a disk or a loaded machine can
- * take far longer, and a false alarm only costs the slower read. */
-export const STALL_MS = 2000;
+/** A cached 256 KiB read takes ~0.25 ms and a disk's first read a few ms.
+ * A false alarm costs little (the rest of one slice read the slower way),
+ * a stall this long on every slice of a 256 MiB File twice the time. */
+export const STALL_MS = 500;
 
 /** Buffers of finished reads, for the next slice (a worker reads at most
  * two slices at once). */
