@@ -83,7 +83,9 @@ async function fileRows(page, filePath) {
   const picked = await page.call('picked');
   if (!picked?.isFile || picked.name !== 'file.bin' || picked.size !== fileMiB * MiB)
     throw new Error(`the page did not get ${filePath}: ${JSON.stringify(picked)}`);
+  const start = await peakGrowth(() => page.call('startOnly', { settings: blobSettings }));
   const { result: blob, growth, processes, total } = await peakGrowth(() => page.call('blob', { runs, settings: blobSettings }));
+  blob.poolStart = { workers: start.result, peakGrowthMiB: start.growth, totalMiB: start.total };
   blob.file = { ...picked, from: 'disk, through <input type=file>' };
   // By kind: where the page and its workers run, and where the File is read.
   blob.peakGrowthMiB = growth;
@@ -114,7 +116,7 @@ try {
         .map(([k, v]) => `${k} ${v.toFixed(0)}`)
         .join(', ');
       lines.push(
-        `${id} ${machine.version}: hashBlob ${fileMiB} MiB ${blob.MBs.toFixed(0)} MiB/s${blob.sameDigest ? '' : ' DIGEST DIFFERS'}, fastest read ${blob.fastestRead.toFixed(0)} MiB/s (${blob.fastestWay}), ratio ${blob.ratioToFastestRead.toFixed(2)}, peak growth ${blob.peakRssGrowthMiB.toFixed(0)} MiB (${kinds}) [${((Date.now() - started) / 1000).toFixed(0)} s]`,
+        `${id} ${machine.version}: hashBlob ${fileMiB} MiB ${blob.MBs.toFixed(0)} MiB/s${blob.sameDigest ? '' : ' DIGEST DIFFERS'}, fastest read ${blob.fastestRead.toFixed(0)} MiB/s (${blob.fastestWay}), ratio ${blob.ratioToFastestRead.toFixed(2)}, peak growth ${blob.peakRssGrowthMiB.toFixed(0)} MiB (${kinds}), of which starting ${blob.poolStart.workers} workers ${blob.poolStart.totalMiB.toFixed(0)} MiB, stalled reads ${blob.status?.stalledReads}, jobs ${blob.status?.jobs} [${((Date.now() - started) / 1000).toFixed(0)} s]`,
       );
     } catch (error) {
       lines.push(`${id}: failed: ${String(error?.message ?? error).split('\n')[0]}`);
