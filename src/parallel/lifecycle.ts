@@ -4,7 +4,7 @@
 
 import { loadedModule } from '../wasm/load.js';
 import { dropPieceBuffers } from './buffers.js';
-import { WorkerPool, type SpawnWorker, type WorkerHandle } from './pool.js';
+import { WARM_UP_BYTES, WorkerPool, type SpawnWorker, type WorkerHandle } from './pool.js';
 import { DEFAULT_SETTINGS, jobDeadline, mergeSettings, type ParallelSettings, type Settings } from './settings.js';
 
 export interface ParallelPlatform {
@@ -109,8 +109,6 @@ export class PoolLifecycle {
   }
 }
 
-/** Enough for a worker's hashing code to be compiled and run once. */
-const WARM_UP_BYTES = 64 * 1024;
 
 const NO_WORKERS = 'blake3-kit: Worker is not available here; hashing on this thread instead';
 

@@ -2,9 +2,10 @@
 // ready worker has at most MAX_IN_FLIGHT jobs, so the next job is already
 // queued in the worker when it finishes one. Jobs wait here, not in workers
 // still starting: until a worker has finished its first job, this thread
-// hashes them too, one per macrotask (helpWhileStarting), so a first call is
-// never much slower than no workers at all. A worker starts in 50-200 ms
-// (script, wasm instance) and runs its first job in baseline-tier code; one
+// hashes them, one per macrotask (helpWhileStarting), and a new worker gets
+// a small warm-up piece of the pool's own, not a caller's, so no piece waits
+// on baseline-tier code. A first call can also hold the start until it ends
+// (acquire). A worker starts in 50-200 ms (script, wasm instance); one
 // thread hashes 64 MiB in about 50. A worker that fails to load, throws, exits
 // or is terminated is detected at once (its error or exit event): its jobs go
 // to their fallback (hashing on the calling thread) or are rejected, and the
@@ -19,6 +20,8 @@ import type { FromWorker, ToWorker } from './protocol.js';
 
 const MAX_IN_FLIGHT = 2;
 const MAX_SPAWN_FAILURES = 3;
+/** Enough for a worker's hashing code to be compiled and run once. */
+export const WARM_UP_BYTES = 64 * 1024;
 
 export interface WorkerHandle {
   post(message: ToWorker, transfer?: ArrayBuffer[]): void;
@@ -64,6 +67,8 @@ interface Job extends JobSpec {
   /** The piece's size when posted: moved bytes read as empty here after. */
   length: number;
   timer?: ReturnType<typeof setTimeout>;
+  /** The pool's own first job for a new worker, not a caller's. */
+  warmUp?: boolean;
   resolve(result: JobResult): void;
   reject(error: Error): void;
 }
@@ -92,6 +97,9 @@ export class WorkerPool {
   /** Calls hashing on this pool now, and whether it stops when they end. */
   #users = 0;
   #retired = false;
+  /** Calls that keep a pool with no workers from starting any (acquire). */
+  #holding = 0;
+  #heldOnce = false;
   /** Counters for diagnostics and tests: `whileStarting` counts the jobs
    * this thread hashed before any worker was ready, `stalledReads` the Blob
    * slices whose stream a worker gave up on (read-blob.ts). */
@@ -135,13 +143,36 @@ export class WorkerPool {
     });
   }
 
-  /** Marks a call that will run jobs here until `release()`. */
-  acquire(): void {
+  /** Marks a call that will run jobs here until `release(held)`. With
+   * `holdStart`, a pool with no workers yet starts none during the call
+   * (this thread hashes its jobs) but starts them once it ends; returns
+   * whether the call holds the start. */
+  acquire(holdStart = false): boolean {
     this.#users++;
+    const held = holdStart && this.#helpWhileStarting && this.#members.length === 0 && !this.#heldOnce;
+    if (held) this.#holding++;
+    return held;
   }
 
-  release(): void {
+  release(held = false): void {
+    // Only the first calls hold the start: later ones start workers as they go.
+    if (held && --this.#holding === 0) {
+      this.#heldOnce = true;
+      setTimeout(() => this.#startInBackground(), 0);
+    }
     if (--this.#users === 0 && this.#retired) this.terminate();
+  }
+
+  /** Workers may start now: no call holds the start, or a job waits that
+   * only a worker can hash. */
+  #mayStart(): boolean {
+    return this.#holding === 0 || this.#queue.some((job) => job.fallback === undefined);
+  }
+
+  #startInBackground(): void {
+    if (this.#terminated || this.#retired || this.#broken) return;
+    while (this.#members.length < this.size) this.#add();
+    this.#dispatch();
   }
 
   /** Stops the workers once the calls using them end: settings changed or
@@ -174,18 +205,22 @@ export class WorkerPool {
         undefined,
       );
       if (!member) break;
-      this.#post(member, this.#queue.shift()!);
+      // A worker still warming up takes only what this thread cannot hash.
+      const index = member.proven || !this.#helpWhileStarting ? 0 : this.#queue.findIndex((job) => job.fallback === undefined);
+      if (index < 0) break;
+      this.#post(member, this.#queue.splice(index, 1)[0]!);
     }
     if (this.#queue.length > 0) {
       // One more worker per waiting job, up to the pool's size.
       let starting = this.#members.filter((m) => !m.ready).length;
-      for (; this.#members.length < this.size && starting < this.#queue.length; starting++) this.#add();
+      for (; this.#members.length < this.size && starting < this.#queue.length && this.#mayStart(); starting++) this.#add();
       if (this.#helpWhileStarting && !this.#members.some((m) => m.proven)) this.#helpSoon();
     }
     // Node: a worker keeps the process alive only while it has jobs, or is
     // starting for jobs that wait for it.
     for (const member of this.#members) {
-      if (member.jobs.size > 0 || (!member.ready && this.#queue.length > 0)) member.handle.ref?.();
+      const callers = [...member.jobs.values()].some((job) => !job.warmUp);
+      if (callers || (!member.ready && this.#queue.length > 0)) member.handle.ref?.();
       else member.handle.unref?.();
     }
   }
@@ -229,6 +264,15 @@ export class WorkerPool {
     });
   }
 
+  /** A new worker's first job: a small piece of the pool's own, which it
+   * hashes in baseline-tier code while this thread hashes the callers'. */
+  #warmUp(member: Member): void {
+    const bytes = new Uint8Array(WARM_UP_BYTES);
+    const noop = () => {};
+    const job: Job = { mode: 0, key: undefined, offset: 0, bytes, transfer: true, fallback: undefined, id: this.#nextId++, length: bytes.length, warmUp: true, resolve: noop, reject: noop };
+    this.#post(member, job);
+  }
+
   #add(): Member {
     const member: Member = { handle: undefined!, ready: false, proven: false, jobs: new Map() };
     member.handle = this.#spawn(
@@ -253,6 +297,7 @@ export class WorkerPool {
       case 'ready':
         member.ready = true;
         this.#spawnFailures = 0;
+        if (this.#helpWhileStarting) this.#warmUp(member);
         this.#dispatch();
         return;
       case 'init-failed':
@@ -264,7 +309,7 @@ export class WorkerPool {
         member.jobs.delete(message.id);
         clearTimeout(job.timer);
         if (message.type === 'done') {
-          this.stats.jobs++;
+          if (!job.warmUp) this.stats.jobs++;
           if (message.stalled === true) this.stats.stalledReads++;
           member.proven = true;
           job.resolve({ cv: message.cv, bytes: job.transfer ? message.bytes : undefined });

@@ -13,6 +13,14 @@ import { abortable } from './promises.js';
  * hashing, one queued in the worker (pool.ts MAX_IN_FLIGHT). */
 export const PIECES_PER_WORKER = 2;
 
+/** Below this, a call finding no workers hashes on this thread and starts
+ * them when it ends, for the next call. Starting them during the call cost
+ * more than they gave back: Node 20, wasm-simd, 2 shared cores, a fresh
+ * process's first 64 MiB (15 runs, medians): 105-119 ms with workers
+ * starting, 55 ms on this thread alone. A worker starts in 50-200 ms
+ * (longer in browsers) and one thread hashes 256 MiB in about 200. */
+export const COLD_POOL_FROM = 256 * 2 ** 20;
+
 export interface TreeMode {
   mode: Mode;
   key: Uint8Array | undefined;
@@ -60,7 +68,7 @@ export async function runTree(
   let done = 0;
   let failure: unknown;
   const limit = workers.size * PIECES_PER_WORKER;
-  workers.acquire();
+  const held = workers.acquire(total !== undefined && total < COLD_POOL_FROM);
   try {
     for await (const { bytes, shared, recompute, copy } of pieces) {
       signal?.throwIfAborted();
@@ -103,6 +111,6 @@ export async function runTree(
     if (failure) throw failure;
     return { cvs, length };
   } finally {
-    workers.release();
+    workers.release(held);
   }
 }

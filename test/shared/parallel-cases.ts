@@ -270,6 +270,26 @@ export function parallelSuite(lib: Lib, env: Env) {
       reset();
     }, 60_000);
 
+    it('starts no workers during a first call below 256 MiB, and starts them when it ends', async () => {
+      reset({ helpWhileStarting: true });
+      const bytes = pattern(40 * PIECE + 3, 13);
+      expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
+      expect(parallelStatus()).toMatchObject({ started: 0, jobs: 0, whileStarting: 41 });
+      // Started on a timer once the call has ended, then warmed up by the pool's own piece.
+      for (let i = 0; i < 200 && parallelStatus().started === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(parallelStatus().started).toBe(2);
+      // Later calls use them (never held again), and are right.
+      for (let i = 0; i < 50 && parallelStatus().jobs === 0; i++) expect(toHex(await hashParallel(bytes, { key: KEY }))).toBe(toHex(hash(bytes, { key: KEY })));
+      expect(parallelStatus().jobs).toBeGreaterThan(0);
+      // Two first calls at once: neither starts workers, both are right.
+      reset({ helpWhileStarting: true });
+      const other = pattern(30 * PIECE, 14);
+      const [a, b] = await Promise.all([hashParallel(bytes), hashParallel(other)]);
+      expect([toHex(a), toHex(b)]).toEqual([toHex(hash(bytes)), toHex(hash(other))]);
+      expect(parallelStatus().started).toBe(0);
+      reset();
+    }, 60_000);
+
     it('lets calls in flight finish when settings change or the workers are terminated', async () => {
       reset();
       const bytes = pattern(24 * PIECE + 5, 10);
