@@ -109,7 +109,6 @@ export class PoolLifecycle {
   }
 }
 
-
 const NO_WORKERS = 'blake3-kit: Worker is not available here; hashing on this thread instead';
 
 /** A worker that can't even be constructed (a bad URL, a policy that throws

@@ -269,7 +269,19 @@ export class WorkerPool {
   #warmUp(member: Member): void {
     const bytes = new Uint8Array(WARM_UP_BYTES);
     const noop = () => {};
-    const job: Job = { mode: 0, key: undefined, offset: 0, bytes, transfer: true, fallback: undefined, id: this.#nextId++, length: bytes.length, warmUp: true, resolve: noop, reject: noop };
+    const job: Job = {
+      mode: 0,
+      key: undefined,
+      offset: 0,
+      bytes,
+      transfer: true,
+      fallback: undefined,
+      id: this.#nextId++,
+      length: bytes.length,
+      warmUp: true,
+      resolve: noop,
+      reject: noop,
+    };
     this.#post(member, job);
   }
 

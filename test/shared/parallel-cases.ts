@@ -279,7 +279,8 @@ export function parallelSuite(lib: Lib, env: Env) {
       for (let i = 0; i < 200 && parallelStatus().started === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(parallelStatus().started).toBe(2);
       // Later calls use them (never held again), and are right.
-      for (let i = 0; i < 50 && parallelStatus().jobs === 0; i++) expect(toHex(await hashParallel(bytes, { key: KEY }))).toBe(toHex(hash(bytes, { key: KEY })));
+      for (let i = 0; i < 50 && parallelStatus().jobs === 0; i++)
+        expect(toHex(await hashParallel(bytes, { key: KEY }))).toBe(toHex(hash(bytes, { key: KEY })));
       expect(parallelStatus().jobs).toBeGreaterThan(0);
       // Two first calls at once: neither starts workers, both are right.
       reset({ helpWhileStarting: true });
