@@ -30,7 +30,7 @@ export function chunkBytes(value: Uint8Array | string): Uint8Array {
 
 /** How long a read loop may run before it lets timers and I/O run. */
 const YIELD_MS = 10;
-const macrotask = (): Promise<void> =>
+export const nextMacrotask = (): Promise<void> =>
   new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
 export interface Pull {
@@ -53,7 +53,7 @@ function yielding(pull: Pull): Pull {
   return {
     async next() {
       if (Date.now() - lastYield >= YIELD_MS) {
-        await macrotask();
+        await nextMacrotask();
         lastYield = Date.now();
       }
       return pull.next();

@@ -2,8 +2,8 @@
 // crate's multithreaded update (rayon) off the JS thread, in pieces so that
 // progress is reported and an abort is noticed between them.
 
-import { checkAsyncOptions, outputLength, type AsyncHashOptions, type Input } from '../input.js';
-import { chunkBytes, readSource, type StreamSource } from '../stream-source.js';
+import { checkAsyncOptions, checkIntact, inSharedMemory, outputLength, type AsyncHashOptions, type Input } from '../input.js';
+import { chunkBytes, nextMacrotask, readSource, type StreamSource } from '../stream-source.js';
 import { nativeHash, inputBytes } from './hash.js';
 import { NativeHasher } from './hasher.js';
 
@@ -26,9 +26,38 @@ export async function nativeHashParallel(input: Input, options?: AsyncHashOption
     return digest;
   }
   using hasher = new NativeHasher(options);
-  await hasher.updateAsync(bytes, signal, onProgress && ((done) => onProgress(done, total)));
+  if (inSharedMemory(bytes)) await hasher.updateAsync(bytes, signal, onProgress && ((done) => onProgress(done, total)));
+  else await updateInSlices(hasher, bytes, signal, onProgress);
   signal?.throwIfAborted();
   return hasher.digest({ length });
+}
+
+/** Bytes per slice: ~1 ms on the addon's threads here. */
+const SLICE = 4 << 20;
+
+/**
+ * An input in the caller's own memory, hashed on this thread a slice per
+ * macrotask, each slice spread over the addon's threads (update_rayon from
+ * 1 MiB). Off the thread it would first be copied, since the caller may
+ * detach or resize its buffer meanwhile: that copy made hashParallel of
+ * 64 MiB 0.56x hash() (24.8 against 13.9 ms, Node 20, 2 cores).
+ */
+async function updateInSlices(
+  hasher: NativeHasher,
+  bytes: Uint8Array,
+  signal: AbortSignal | undefined,
+  onProgress: AsyncHashOptions['onProgress'],
+): Promise<void> {
+  const total = bytes.length;
+  for (let done = 0; done < total; ) {
+    if (done > 0) await nextMacrotask();
+    signal?.throwIfAborted();
+    checkIntact(bytes, total, 'input');
+    const end = Math.min(total, done + SLICE);
+    hasher.update(bytes.subarray(done, end));
+    done = end;
+    onProgress?.(done, total);
+  }
 }
 
 export async function nativeHashStream(source: StreamSource, options?: AsyncHashOptions, total?: number): Promise<Uint8Array> {
