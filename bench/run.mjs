@@ -173,7 +173,8 @@ console.log('bench: expected digests from the official crate, cross-checked with
 const expected = await computeExpected(selected, cells);
 // hashParallel, cold and warm: 16 MiB, over the default 4 MiB threshold in
 // every runtime, and about 10-100 ms a call here.
-const PARALLEL = { size: 16 * 1024 * 1024, runs: profile.parallelRuns };
+// #22's goals are for 64 MiB: the first call ≥ 1.0x one thread, warm ≥ 1.5x.
+const PARALLEL = { size: 64 * 1024 * 1024, runs: profile.parallelRuns, coldRepeats: profile.parallelColdRepeats ?? 5 };
 const parallelCell = { mode: 'oneshot', size: PARALLEL.size };
 PARALLEL.expected = withParallel ? Object.values(await computeExpected([{ algo: 'blake3' }], [parallelCell]))[0] : undefined;
 
@@ -255,9 +256,14 @@ async function runtime(rt, info, impls, measure, cold, parallel, extra = {}) {
  * is native (whose hashParallel starts no workers). */
 async function parallelRows(variants, run) {
   const out = [];
-  for (const [variant, backend] of variants) {
-    const r = await run({ ...PARALLEL, backend });
-    out.push({ variant, ...r });
+  for (const [variant, backend, serialOnly] of variants) {
+    // A cold call happens once per process or page: its median needs
+    // several (single ones ranged 0.55-1.0x of the same yardstick).
+    const runs = [];
+    for (let i = 0; i < PARALLEL.coldRepeats; i++) runs.push(await run({ ...PARALLEL, backend, serialOnly }));
+    const good = runs.filter((r) => !r.error).sort((a, b) => a.coldMs - b.coldMs);
+    const r = good.length ? good[(good.length - 1) >> 1] : runs[0];
+    out.push({ variant, ...r, coldRuns: good.map((x) => x.coldMs) });
   }
   return out;
 }
@@ -294,6 +300,7 @@ for (const rt of columns.filter((c) => c.kind === 'process')) {
         [
           ['default', undefined],
           ['wasm-simd', 'wasm-simd'],
+          ['hash() only', 'wasm-simd', true],
         ],
         (job) => parallelNode(rt, job),
       ),
@@ -319,7 +326,14 @@ for (const rt of columns.filter((c) => c.kind === 'browser')) {
       implsFor('browser', only),
       (impl, c, e, p) => browser.measure(impl, c, e, p),
       (impl, runs) => browser.cold(impl, runs),
-      () => parallelRows([['default', undefined]], (job) => browser.parallel(job)),
+      () =>
+        parallelRows(
+          [
+            ['default', undefined],
+            ['hash() only', undefined, true],
+          ],
+          (job) => browser.parallel(job),
+        ),
       { browserVersion: browser.version, userAgent: page.userAgent, crossOriginIsolated: page.crossOriginIsolated, hardwareConcurrency: page.cores },
     );
   } finally {

@@ -8,7 +8,7 @@ import { median } from './timing.mjs';
 /** `backend`: init({ backend }) where the entry has a choice (Node's), else
  * undefined for the runtime's default. `expected`: the fingerprint of the
  * input's digest. Every output is checked before its time counts. */
-export async function parallelColdWarm(mod, { size, runs, backend, expected }) {
+export async function parallelColdWarm(mod, { size, runs, backend, expected, serialOnly }) {
   const input = makeInput(size);
   const b3 = await mod.init(backend ? { backend } : undefined);
   // The calling thread's first hash happens here, so the cold figure is the
@@ -22,6 +22,16 @@ export async function parallelColdWarm(mod, { size, runs, backend, expected }) {
     const out = await fn();
     return [performance.now() - t0, out];
   };
+  // The yardstick for a first call: hash() alone, also cold, in its own
+  // fresh process or page (a page hashing one file once, without workers).
+  const hashFirst = async () => {
+    const [coldMs, first] = await time(() => b3.hash(input));
+    check(first, 'first hash');
+    const serial = [];
+    for (let i = 0; i < runs; i++) serial.push((await time(() => b3.hash(input)))[0]);
+    return { backend: b3.backend, size, coldMs, warmMs: median(serial), warmRuns: serial, serialMs: median(serial), workersStarted: 0 };
+  };
+  if (serialOnly) return hashFirst();
   try {
     const [coldMs, first] = await time(() => mod.hashParallel(input));
     check(first, 'first hashParallel');

@@ -158,7 +158,7 @@ export function markdown(data) {
     p();
     p(
       `blake3-kit's \`hashParallel\` on ${sizeLabel(data.parallel[0].size ?? 0)} in a fresh ${freshText(data)}, after \`init()\` and one 64-byte \`hash()\`: ` +
-        'the first call (cold: it starts the pool, spawning workers that each compile the wasm), then the median of ' +
+        `the first call (cold: the median of ${data.parallel[0].coldRuns?.length ?? 1} fresh ${freshText(data)}s), then the median of ` +
         `${data.profile.parallelRuns} more (warm), against \`hash()\` of the same input on the calling thread. ms; every digest checked. ` +
         'Where the default backend is native, its hashParallel runs on the addon\'s threads and starts no workers, so wasm-simd is also timed.',
     );

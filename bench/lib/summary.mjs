@@ -61,7 +61,8 @@ export function summaryMarkdown(runs, { command, skipped = [] } = {}) {
   }
 
   if (runs.some((d) => d.parallel?.length)) {
-    p('## hashParallel, 16 MiB: cold (first call, starts the pool) and warm (median), ms');
+    const size = runs.find((d) => d.parallel?.length).parallel[0].size ?? 0;
+    p(`## hashParallel, ${size / 2 ** 20} MiB: cold (first call, starts the pool) and warm (median), ms; "hash() only": the first hash() in its own fresh process or page`);
     p();
     p('| column | init | backend | cold | warm | hash() on the calling thread | workers started |');
     p('|---|---|---|---:|---:|---:|---:|');
