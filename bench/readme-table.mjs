@@ -3,16 +3,23 @@
 // there, one-shot hash, at every size. In browsers the default is the
 // build init() picks there (simd), measured as "blake3-kit simd".
 //
-//   node bench/readme-table.mjs [node20,node22,…]   (default: every latest-<id>.json)
-import { existsSync, readFileSync } from 'node:fs';
+//   node bench/readme-table.mjs [STAMP]   the run that wrote <runtime>[-partial]-STAMP.json
+//                                         (default: every latest-<runtime>.json)
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ratios } from './lib/report.mjs';
 import { resultsDir } from './lib/record.mjs';
 import { sizeLabel } from './lib/format.mjs';
 
 const IDS = ['node', 'node22', 'node24', 'node26', 'deno', 'bun', 'chromium', 'firefox', 'webkit'];
-const wanted = process.argv[2] ? process.argv[2].split(',').map((id) => (id === 'node20' ? 'node' : id)) : IDS;
-const runs = wanted.map((id) => join(resultsDir, `latest-${id}.json`)).filter(existsSync).map((file) => JSON.parse(readFileSync(file, 'utf8')));
+const stamp = process.argv[2];
+const files = stamp
+  ? readdirSync(resultsDir)
+      .filter((name) => name.endsWith(`-${stamp}.json`) && !name.startsWith('summary'))
+      .map((name) => join(resultsDir, name))
+  : IDS.map((id) => join(resultsDir, `latest-${id}.json`)).filter(existsSync);
+const order = (data) => IDS.indexOf(data.runtimeId === 'node20' ? 'node' : data.runtimeId);
+const runs = files.map((file) => JSON.parse(readFileSync(file, 'utf8'))).sort((a, b) => order(a) - order(b));
 if (runs.length === 0) throw new Error('no full-run results (bench/results/latest-<runtime>.json): run `npm run bench` first');
 
 const rowsOf = (data) => ratios(data).oneshot ?? [];

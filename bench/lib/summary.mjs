@@ -27,7 +27,9 @@ export function summaryMarkdown(runs, { command, skipped = [] } = {}) {
   };
   p('# BLAKE3 throughput across runtimes');
   p();
-  p(`\`${command}\`${runs.some((d) => d.partial) ? ' · partial run (quick profile or --only): short budgets, 4 sizes' : ''}`);
+  // --only keeps the full profile (every size, full budgets) for fewer rows.
+  const quick = runs.some((d) => d.profileName === 'quick');
+  p(`\`${command}\`${quick ? ' · quick profile: short budgets, 4 sizes' : runs.some((d) => d.partial) ? ' · full profile, some implementations (--only)' : ''}`);
   p();
   p('Each column is one runtime, measured in the same run as its peers; ratios above 1 mean blake3-kit is faster than the best other BLAKE3 package (any, native included) in that runtime. The per-runtime files have every row, mode and size.');
   p();
