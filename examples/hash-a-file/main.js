@@ -1,9 +1,12 @@
 // Served next to the repository's dist/ by examples/serve.mjs. In your own
 // app: import { init, hashBlob, toHex } from 'blake3-kit'.
-import { init, hashBlob, parallelStatus, toHex } from '/dist/browser.js';
+import { init, hashBlob, parallelStatus, startWorkers, toHex } from '/dist/browser.js';
 
 const $ = (id) => document.getElementById(id);
 const b3 = await init();
+// A first call below 256 MiB would hash on this thread while the pool
+// starts: start the workers now, while the user picks a file.
+startWorkers();
 $('env').textContent =
   `${b3.backend}, ${navigator.hardwareConcurrency} logical cores, ` +
   (crossOriginIsolated
