@@ -219,7 +219,8 @@ export class WorkerPool {
     // Node: a worker keeps the process alive only while it has jobs, or is
     // starting for jobs that wait for it.
     for (const member of this.#members) {
-      const callers = [...member.jobs.values()].some((job) => !job.warmUp);
+      let callers = false;
+      for (const job of member.jobs.values()) callers ||= !job.warmUp;
       if (callers || (!member.ready && this.#queue.length > 0)) member.handle.ref?.();
       else member.handle.unref?.();
     }
