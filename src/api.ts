@@ -1,13 +1,21 @@
 // The platform-neutral public API. The entry points (node.ts, browser.ts)
 // add `init`, which needs to know how to fetch the wasm file.
 
-import { Hasher, XofReader, createHasher } from './hasher.js';
-import { toHex } from './hex.js';
+import type { Hasher, XofReader } from './hasher.js';
 import { core } from './wasm/core.js';
-import { deriveKey, hash, keyedHash } from './wasm/hash.js';
-import type { Backend } from './wasm/load.js';
 
-export { backend, backendStatus, deriveKey, hash, keyedHash, type BackendChoice, type BackendStatus, type InitOptions } from './backend.js';
+export {
+  backend,
+  backendStatus,
+  deriveKey,
+  hash,
+  keyedHash,
+  type BackendChoice,
+  type BackendStatus,
+  type Blake3,
+  type InitOptions,
+  type OneShots,
+} from './backend.js';
 export type { BlockChoice, BlockCode } from './wasm/blocks.js';
 
 export { Hasher, XofReader, createHasher } from './hasher.js';
@@ -38,30 +46,6 @@ export { simdSupported, type Backend, type Flavour, type WasmBackend, type WasmS
 export type Blake3Hasher = Hasher;
 /** An extended-output reader (kept as a name for the one XofReader class). */
 export type Blake3XofReader = XofReader;
-
-/** The one-shot functions a backend provides. */
-export interface OneShots {
-  readonly hash: typeof hash;
-  readonly keyedHash: typeof keyedHash;
-  readonly deriveKey: typeof deriveKey;
-}
-
-/** What `init()` resolves to: the synchronous API and the backend chosen.
- * `Hasher`, `XofReader` and `createHasher` are the same in every backend;
- * a new hasher takes the state of the backend in use. */
-export interface Blake3 extends OneShots {
-  readonly backend: Backend;
-  readonly createHasher: typeof createHasher;
-  readonly Hasher: typeof Hasher;
-  readonly XofReader: typeof XofReader;
-  readonly toHex: typeof toHex;
-}
-
-export const wasmOneShots: OneShots = { hash, keyedHash, deriveKey };
-
-export function apiFor(active: Backend, oneShots: OneShots = wasmOneShots): Blake3 {
-  return Object.freeze({ backend: active, ...oneShots, createHasher, Hasher, XofReader, toHex });
-}
 
 /** Diagnostics for tests and leak hunting: the wasm slots hashers and
  * readers hold (at most 4,096; any more keep their state in JS memory) and

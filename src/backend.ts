@@ -4,7 +4,8 @@
 // follow the choice, so `import { hash }` behaves like `b3.hash`; every new
 // Hasher takes the active engine (engine.ts).
 
-import { apiFor, wasmOneShots, type Blake3, type OneShots } from './api.js';
+import { Hasher, XofReader, createHasher } from './hasher.js';
+import { toHex } from './hex.js';
 import { useEngine, type HasherEngine, type ManyOps, type TreeOps } from './engine.js';
 import { wasmEngine } from './wasm/engine.js';
 import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from './wasm/hash.js';
@@ -19,6 +20,30 @@ import {
   type WasmBackend,
   type WasmSource,
 } from './wasm/load.js';
+
+/** The one-shot functions a backend provides. */
+export interface OneShots {
+  readonly hash: typeof wasmHash;
+  readonly keyedHash: typeof wasmKeyedHash;
+  readonly deriveKey: typeof wasmDeriveKey;
+}
+
+/** What `init()` resolves to: the synchronous API and the backend chosen.
+ * `Hasher`, `XofReader` and `createHasher` are the same in every backend;
+ * a new hasher takes the state of the backend in use. */
+export interface Blake3 extends OneShots {
+  readonly backend: Backend;
+  readonly createHasher: typeof createHasher;
+  readonly Hasher: typeof Hasher;
+  readonly XofReader: typeof XofReader;
+  readonly toHex: typeof toHex;
+}
+
+const wasmOneShots: OneShots = { hash: wasmHash, keyedHash: wasmKeyedHash, deriveKey: wasmDeriveKey };
+
+function apiFor(active: Backend, oneShots: OneShots = wasmOneShots): Blake3 {
+  return Object.freeze({ backend: active, ...oneShots, createHasher, Hasher, XofReader, toHex });
+}
 
 /** `auto` (default): the native addon for large inputs and wasm for small
  * ones where the addon loads (Node), else wasm. `wasm`: wasm, SIMD where the

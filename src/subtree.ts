@@ -8,15 +8,14 @@ import { activeEngine } from './engine.js';
 import { treeOps } from './tree-ops.js';
 import { checkOptions, outputLength, toBytes, toPosition, type HashOptions, type Input, type KeyOption } from './input.js';
 import { modeOf } from './modes.js';
+import { CHUNK_LEN, CV_LEN, leftSubtreeLengthBig } from './tree/geometry.js';
 
 export interface SubtreeOptions extends KeyOption {
   /** Where the subtree starts in the whole input: a multiple of 1024. */
   offset?: number | bigint;
 }
 
-const CHUNK_LEN = 1024n;
-const CV_LEN = 32;
-const TWO_32 = 2n ** 32n;
+const CHUNK = BigInt(CHUNK_LEN);
 const encoder = new TextEncoder();
 
 /** The most bytes the subtree starting at `offset` (a multiple of 1024,
@@ -25,8 +24,8 @@ const encoder = new TextEncoder();
 export function maxSubtreeLength(offset: number | bigint): bigint | undefined {
   const at = chunkAligned(toPosition(offset, 'offset'), 'offset');
   if (at === 0n) return undefined;
-  const index = at / CHUNK_LEN;
-  return (index & -index) * CHUNK_LEN;
+  const index = at / CHUNK;
+  return (index & -index) * CHUNK;
 }
 
 /** Where the tree splits an input of `length` bytes (more than 1024): the
@@ -35,9 +34,8 @@ export function leftSubtreeLength(length: number): number;
 export function leftSubtreeLength(length: bigint): bigint;
 export function leftSubtreeLength(length: number | bigint): number | bigint {
   const total = toPosition(length, 'length');
-  if (total <= CHUNK_LEN) throw new RangeError(`blake3-kit: length must be more than ${CHUNK_LEN} bytes (one chunk) to have subtrees; got ${total}`);
-  let left = CHUNK_LEN;
-  while (left * 2n < total) left *= 2n;
+  if (total <= CHUNK) throw new RangeError(`blake3-kit: length must be more than ${CHUNK_LEN} bytes (one chunk) to have subtrees; got ${total}`);
+  const left = leftSubtreeLengthBig(total);
   return typeof length === 'number' ? Number(left) : left;
 }
 
@@ -58,7 +56,7 @@ export function subtreeChainingValue(input: Input, options?: SubtreeOptions): Ui
     throw new RangeError(`blake3-kit: the subtree at offset ${offset} holds at most ${max} bytes; input has ${bytes.length}`);
   }
   toPosition(offset + BigInt(bytes.length), 'options.offset + input length');
-  return treeOps().subtreeChainingValue(mode, key, Number(offset % TWO_32), Number(offset / TWO_32), bytes);
+  return treeOps().subtreeChainingValue(mode, key, Number(BigInt.asUintN(32, offset)), Number(offset >> 32n), bytes);
 }
 
 /** The chaining value of the parent of two subtrees (`left` first). */
@@ -79,7 +77,7 @@ export function mergeSubtreesRoot(left: Uint8Array, right: Uint8Array, options?:
 }
 
 function chunkAligned(offset: bigint, name: string): bigint {
-  if (offset % CHUNK_LEN !== 0n) throw new RangeError(`blake3-kit: ${name} must be a multiple of ${CHUNK_LEN} (a chunk boundary); got ${offset}`);
+  if (offset % CHUNK !== 0n) throw new RangeError(`blake3-kit: ${name} must be a multiple of ${CHUNK_LEN} (a chunk boundary); got ${offset}`);
   return offset;
 }
 

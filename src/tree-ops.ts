@@ -3,7 +3,7 @@
 // bundle without them carries none of this.
 
 import { activeEngine, nativeTreeOps, type TreeOps } from './engine.js';
-import { wasmTreeOps } from './wasm/subtree.js';
+import { wasmTreeOps } from './wasm/tree-ops.js';
 
 /** Throws before init(). */
 export function treeOps(): TreeOps {

@@ -15,7 +15,8 @@ import { toBytes } from '../input.js';
 import { sameBytes } from './equal.js';
 import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
-import { blockLength, CHUNK_LEN, copyOf, HEADER_LEN, leftLength, PARENT_LEN, parentsLength } from './tree.js';
+import { blockLength, copyOf, HEADER_LEN, parentsLength } from './tree.js';
+import { CHUNK_LEN, leftSubtreeLength, PARENT_LEN } from '../tree/geometry.js';
 
 /** The encoding does not match the hash, or is malformed (truncated, extra
  * bytes, a length header that disagrees with it). */
@@ -140,7 +141,7 @@ function extractLeaves(tree: Uint8Array, start: number, size: number, out: Uint8
     cursor += PARENT_LEN;
     runFrom = cursor;
     runAt = at;
-    const left = leftLength(length);
+    const left = leftSubtreeLength(length);
     walk(at, left);
     walk(at + left, length - left);
   };
@@ -198,7 +199,7 @@ function parentOffset(size: number, index: number): number {
       result = at;
       return true;
     }
-    const left = leftLength(length);
+    const left = leftSubtreeLength(length);
     return walk(at, left) || walk(at + left, length - left);
   };
   walk(0, size);

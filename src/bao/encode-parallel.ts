@@ -11,7 +11,8 @@ import { abortable } from '../parallel/promises.js';
 import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../stream-source.js';
 import type { StreamChunkValues } from '../parallel/api.js';
 import { baoEncodeStream } from './encode-stream.js';
-import { blockLength, CHUNK_LEN, concat, copyOf, HEADER_LEN } from './tree.js';
+import { blockLength, concat, copyOf, HEADER_LEN } from './tree.js';
+import { CHUNK_LEN } from '../tree/geometry.js';
 
 const CV_LEN = 32;
 

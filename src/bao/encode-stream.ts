@@ -10,12 +10,12 @@ import { type BaoEncodeOptions, type BaoEncoding, baoEncodedLength, writePreOrde
 import { levelsAbove } from './levels.js';
 import { readSource } from '../stream-source.js';
 import type { ByteSource } from './stream.js';
-import { blockLength, CHUNK_LEN, concat, copyOf, HEADER_LEN, leafRootHash } from './tree.js';
+import { blockLength, concat, copyOf, HEADER_LEN, leafRootHash } from './tree.js';
+import { CHUNK_LEN, high32, low32 } from '../tree/geometry.js';
 
 export interface BaoEncodeStreamOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}
 
 const BATCH = 64 * 1024;
-const TWO_32 = 2 ** 32;
 
 /** The Bao encoding (or outboard) of everything `source` yields, and its root hash. */
 export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEncodeStreamOptions): Promise<BaoEncoding> {
@@ -33,7 +33,7 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
   const content: Uint8Array[] = [];
   const hashPending = (length: number) => {
     const chunk = (total - pendingLength) / CHUNK_LEN;
-    const cvs = tree.chunkChainingValues(MODE_HASH, undefined, chunk % TWO_32, Math.floor(chunk / TWO_32), pending.subarray(0, length));
+    const cvs = tree.chunkChainingValues(MODE_HASH, undefined, low32(chunk), high32(chunk), pending.subarray(0, length));
     if (valuesLength + cvs.length > values.length) {
       const grown = new Uint8Array(Math.max(2 * values.length, valuesLength + cvs.length));
       grown.set(values.subarray(0, valuesLength));

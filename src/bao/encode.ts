@@ -3,9 +3,11 @@
 // CV, right CV) before its subtrees, and, in the combined encoding, each
 // leaf's bytes in place. The outboard encoding leaves the content out.
 
+import { HASH_MODE, type ModeKey } from '../modes.js';
 import { checkOptions, toBytes, type Input } from '../input.js';
 import { treeOps } from '../tree-ops.js';
-import { blockLength, CHUNK_LEN, HEADER_LEN, parentsLength, PLAIN, type TreeHashing } from './tree.js';
+import { blockLength, HEADER_LEN, parentsLength } from './tree.js';
+import { CHUNK_LEN } from '../tree/geometry.js';
 
 export interface BaoEncodeOptions {
   /** Leave the content out: header and parents only. */
@@ -56,7 +58,7 @@ export function encodeTree(
   out: Uint8Array,
   start: number,
   outboard: boolean,
-  hashing: TreeHashing = PLAIN,
+  hashing: ModeKey = HASH_MODE,
 ): Uint8Array {
   return treeOps().preOrder(hashing.mode, hashing.key, content, 0, Math.log2(block / CHUNK_LEN), !outboard, true, out.subarray(start));
 }

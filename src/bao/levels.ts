@@ -5,8 +5,10 @@
 // and whole-buffer decoders read the values they need from here instead of
 // hashing node by node.
 
+import { HASH_MODE, type ModeKey } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
-import { CHUNK_LEN, leafRootHash, leftLength, PLAIN, type TreeHashing } from './tree.js';
+import { leafRootHash } from './tree.js';
+import { CHUNK_LEN, high32, leftSubtreeLength, low32 } from '../tree/geometry.js';
 
 export interface TreeLevels {
   /** levels[k]: the chaining values (32 bytes each) of the subtrees of
@@ -16,19 +18,17 @@ export interface TreeLevels {
   top: Uint8Array;
 }
 
-const TWO_32 = 2 ** 32;
-
 /** The tree over `content`: the whole input (`firstChunk` 0, `isRoot`), or
  * a subtree starting at chunk `firstChunk` (non-empty). */
-export function treeLevels(content: Uint8Array, firstChunk = 0, isRoot = true, hashing: TreeHashing = PLAIN): TreeLevels {
+export function treeLevels(content: Uint8Array, firstChunk = 0, isRoot = true, hashing: ModeKey = HASH_MODE): TreeLevels {
   if (isRoot && content.length <= CHUNK_LEN) return { levels: [], top: leafRootHash(content, hashing) };
-  const chunks = treeOps().chunkChainingValues(hashing.mode, hashing.key, firstChunk % TWO_32, Math.floor(firstChunk / TWO_32), content);
+  const chunks = treeOps().chunkChainingValues(hashing.mode, hashing.key, low32(firstChunk), high32(firstChunk), content);
   return levelsAbove(chunks, isRoot, hashing);
 }
 
 /** The levels above the chunks' chaining values (more than one chunk, or a
  * non-root subtree of one). */
-export function levelsAbove(chunks: Uint8Array, isRoot: boolean, hashing: TreeHashing = PLAIN): TreeLevels {
+export function levelsAbove(chunks: Uint8Array, isRoot: boolean, hashing: ModeKey = HASH_MODE): TreeLevels {
   const tree = treeOps();
   let level = chunks;
   const levels = [level];
@@ -70,7 +70,7 @@ export function subtreeValue(levels: Uint8Array[], offset: number, size: number)
 export function forEachParent(length: number, block: number, post: boolean, visit: (offset: number, size: number, left: number) => void): void {
   const subtree = (offset: number, size: number): void => {
     if (size <= block) return;
-    const left = leftLength(size);
+    const left = leftSubtreeLength(size);
     if (!post) visit(offset, size, left);
     subtree(offset, left);
     subtree(offset + left, size - left);

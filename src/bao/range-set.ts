@@ -3,7 +3,7 @@
 // go to which subtree, and what a range past the end asks for. Shared by the
 // whole-buffer and the streaming range decoders and the range encoder.
 
-import { CHUNK_LEN } from './tree.js';
+import { CHUNK_LEN } from '../tree/geometry.js';
 
 /** A range set as sorted boundaries: ranges [b0, b1), [b2, b3), ...; an odd
  * count leaves the last one open (range_collections' RangeSet). */

@@ -3,11 +3,13 @@
 // value above it, and hands on each verified piece. baoTreeDecodeRanges
 // feeds it from a buffer, baoTreeDecodeRangesStream from a stream.
 
+import type { ModeKey } from '../modes.js';
 import { BaoVerifyError, checkHash } from './decode.js';
 import { sameBytes } from './equal.js';
 import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
 import { chunkLogOf } from './tree-outboard.js';
-import { CHUNK_LEN, leafValue, PARENT_LEN, parentChainingValue, treeHashingOf, type TreeHashing } from './tree.js';
+import { leafValue, parentChainingValue, treeHashingOf } from './tree.js';
+import { CHUNK_LEN, PARENT_LEN } from '../tree/geometry.js';
 
 /** A verified piece of the content: whole chunks, or a whole group. */
 export interface VerifiedPiece {
@@ -22,7 +24,7 @@ export interface RangeRequest {
   /** The ranges past the end cut to the last chunk; none if none were asked. */
   query: Boundaries;
   minLevel: number;
-  hashing: TreeHashing;
+  hashing: ModeKey;
 }
 
 /** A step of the walk: the next `read` bytes of the encoding, wanted for

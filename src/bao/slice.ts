@@ -12,7 +12,8 @@
 import { toBytes } from '../input.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
 import { sameBytes } from './equal.js';
-import { blockLength, concat, copyOf, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import { blockLength, concat, copyOf, HEADER_LEN, leafValue, parentChainingValue, parentsLength } from './tree.js';
+import { leftSubtreeLength, PARENT_LEN } from '../tree/geometry.js';
 
 type Bytes = ArrayBufferView | ArrayBufferLike;
 
@@ -54,7 +55,7 @@ export function baoDecodeSlice(slice: Bytes, hash: Bytes, start: number, length:
     const node = take(PARENT_LEN);
     if (!sameBytes(parentChainingValue(node, isRoot), expected))
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
-    const left = leftLength(size);
+    const left = leftSubtreeLength(size);
     subtree(offset, left, node.subarray(0, 32), false);
     subtree(offset + left, size - left, node.subarray(32, 64), false);
   };
@@ -102,7 +103,7 @@ export function sliceOf(
       return;
     }
     parts.push(tree.subarray(cursor, (cursor += PARENT_LEN)));
-    const left = leftLength(size);
+    const left = leftSubtreeLength(size);
     subtree(offset, left);
     subtree(offset + left, size - left);
   };

@@ -14,7 +14,8 @@ import { toBytes } from '../input.js';
 import { type BodySource, type Pull, pullFrom } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
 import { sameBytes } from './equal.js';
-import { blockLength, copyOf, HEADER_LEN, leafValue, leftLength, PARENT_LEN, parentChainingValue, parentsLength } from './tree.js';
+import { blockLength, copyOf, HEADER_LEN, leafValue, parentChainingValue, parentsLength } from './tree.js';
+import { leftSubtreeLength, PARENT_LEN } from '../tree/geometry.js';
 
 /** Subtrees up to this size are read whole and verified in one batched
  * pass; above it, node by node (each leaf passed on as soon as it checks).
@@ -215,7 +216,7 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
     if (node === undefined) throw new BaoVerifyError(`encoding ended inside a tree node above byte ${offset}`, offset);
     if (!sameBytes(parentChainingValue(node, isRoot), expected))
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
-    const left = leftLength(size);
+    const left = leftSubtreeLength(size);
     yield* subtree(offset, left, node.subarray(0, 32), false);
     yield* subtree(offset + left, size - left, node.subarray(32, 64), false);
   }

@@ -9,13 +9,15 @@
 // caller may change either during the call without a changed byte being
 // passed on.
 
+import type { ModeKey } from '../modes.js';
 import { checkOptions, toBytes, type Input } from '../input.js';
 import { treeOps } from '../tree-ops.js';
 import { BaoVerifyError, checkHash, firstDifferentParent } from './decode.js';
 import { encodeTree } from './encode.js';
 import { sameBytes } from './equal.js';
 import { forEachParent, isParent, treeLevels, writeParent } from './levels.js';
-import { blockLength, CHUNK_LEN, copyOf, PARENT_LEN, parentsLength, treeHashingOf, type TreeHashing } from './tree.js';
+import { blockLength, copyOf, parentsLength, treeHashingOf } from './tree.js';
+import { CHUNK_LEN, PARENT_LEN } from '../tree/geometry.js';
 
 export interface BaoTreeOptions {
   /** log2 of the chunks per leaf group, 0 to 16; 4 (16 KiB) by default, as iroh. */
@@ -39,7 +41,7 @@ export function chunkLogOf(options: { chunkLog?: number } | undefined): number {
   return chunkLog;
 }
 
-function treeOptions(options: BaoTreeOptions | undefined): { block: number; post: boolean; hashing: TreeHashing } {
+function treeOptions(options: BaoTreeOptions | undefined): { block: number; post: boolean; hashing: ModeKey } {
   const chunkLog = chunkLogOf(options);
   return { block: blockLength(chunkLog), post: orderOf(options) === 'post', hashing: treeHashingOf(options) };
 }
@@ -100,7 +102,7 @@ export function baoTreeDecodeOutboard(
 }
 
 /** Writes the post-order parents of `content` into `out`; returns the root hash. */
-function postOrder(content: Uint8Array, block: number, out: Uint8Array, hashing: TreeHashing): Uint8Array {
+function postOrder(content: Uint8Array, block: number, out: Uint8Array, hashing: ModeKey): Uint8Array {
   const { levels, top: root } = treeLevels(content, 0, true, hashing);
   let cursor = 0;
   forEachParent(content.length, block, true, (offset, size, left) => {

@@ -16,25 +16,15 @@
 // change the encoding during the call without a changed byte being passed
 // on.
 
+import type { ModeKey } from '../modes.js';
 import { toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash } from './decode.js';
 import { sameBytes } from './equal.js';
 import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
 import { rangeRequest, rangeWalk, type VerifiedPiece } from './range-walk.js';
 import { chunkLogOf, orderOf } from './tree-outboard.js';
-import {
-  blockLength,
-  CHUNK_LEN,
-  concat,
-  copyOf,
-  leafRootHash,
-  leafValue,
-  PARENT_LEN,
-  parentChainingValue,
-  parentsLength,
-  treeHashingOf,
-  type TreeHashing,
-} from './tree.js';
+import { blockLength, concat, copyOf, leafRootHash, leafValue, parentChainingValue, parentsLength, treeHashingOf } from './tree.js';
+import { CHUNK_LEN, PARENT_LEN } from '../tree/geometry.js';
 
 /** Chunk ranges, [start, end) in 1024-byte chunks; end Infinity for "to the end". */
 export type ChunkRangeList = readonly (readonly [number, number])[];
@@ -111,7 +101,7 @@ function encodeGroups(
   query: Boundaries,
   minLevel: number,
   parts: Uint8Array[],
-  hashing: TreeHashing,
+  hashing: ModeKey,
 ): Uint8Array {
   if (query.length === 0) return leafValue(data, start * CHUNK_LEN, isRoot, hashing);
   if (data.length <= CHUNK_LEN) {
@@ -145,7 +135,7 @@ function encodeAbove(
   query: Boundaries,
   minLevel: number,
   parts: Uint8Array[],
-  hashing: TreeHashing,
+  hashing: ModeKey,
 ): Uint8Array {
   const block = blockLength(minLevel);
   const total = parentsLength(content.length, block);

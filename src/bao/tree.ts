@@ -6,14 +6,11 @@
 import { activeEngine } from '../engine.js';
 import { checkKey } from '../input.js';
 import { treeOps } from '../tree-ops.js';
-import { MODE_HASH, MODE_KEYED, type Mode } from '../modes.js';
+import { MODE_KEYED, HASH_MODE, type ModeKey } from '../modes.js';
+import { CHUNK_LEN, high32, low32, PARENT_LEN } from '../tree/geometry.js';
 
-export const CHUNK_LEN = 1024;
-/** A parent node: the left child's chaining value, then the right's. */
-export const PARENT_LEN = 64;
 /** The bao crate's header: the content length as a little-endian u64. */
 export const HEADER_LEN = 8;
-const TWO_32 = 2 ** 32;
 
 /** Bytes per leaf of the tree: one chunk (bao), or 2^chunkLog chunks (a
  * bao-tree chunk group; iroh uses chunkLog 4, 16 KiB). */
@@ -26,33 +23,16 @@ export function blockCount(length: number, block: number): number {
   return Math.max(1, Math.ceil(length / block));
 }
 
-/** Where the tree splits `size` bytes (more than one leaf): the largest
- * power-of-two number of chunks below it. */
-export function leftLength(size: number): number {
-  let left = CHUNK_LEN;
-  while (left * 2 < size) left *= 2;
-  return left;
-}
-
 /** The parents of a tree over `length` bytes, 64 bytes each. */
 export function parentsLength(length: number, block: number): number {
   return (blockCount(length, block) - 1) * PARENT_LEN;
 }
 
-/** How a tree's nodes are hashed: plain BLAKE3 (bao, iroh), or keyed with
- * a 32-byte key (bao-tree's keyed_* functions; the root is keyedHash). */
-export interface TreeHashing {
-  readonly mode: Mode;
-  readonly key: Uint8Array | undefined;
-}
-
-export const PLAIN: TreeHashing = { mode: MODE_HASH, key: undefined };
-
 /** The hashing `options.key` asks for: keyed with its 32 bytes (copied, so
  * a later change by the caller does not reach a call under way), or plain. */
-export function treeHashingOf(options: { key?: unknown } | undefined): TreeHashing {
+export function treeHashingOf(options: { key?: unknown } | undefined): ModeKey {
   const key = options?.key;
-  return key === undefined ? PLAIN : { mode: MODE_KEYED, key: copyOf(checkKey(key, 'options.key')) };
+  return key === undefined ? HASH_MODE : { mode: MODE_KEYED, key: copyOf(checkKey(key, 'options.key')) };
 }
 
 /** A copy of `bytes` in memory of our own, for a verifier to hash and
@@ -62,24 +42,24 @@ export function copyOf(bytes: Uint8Array): Uint8Array {
 }
 
 /** A leaf's non-root chaining value: `bytes` at input byte `offset`. */
-export function leafChainingValue(bytes: Uint8Array, offset: number, hashing: TreeHashing = PLAIN): Uint8Array {
-  return treeOps().subtreeChainingValue(hashing.mode, hashing.key, offset % TWO_32, Math.floor(offset / TWO_32), bytes);
+export function leafChainingValue(bytes: Uint8Array, offset: number, hashing: ModeKey = HASH_MODE): Uint8Array {
+  return treeOps().subtreeChainingValue(hashing.mode, hashing.key, low32(offset), high32(offset), bytes);
 }
 
 /** A parent's chaining value from its 64 bytes: non-root, or the root hash. */
-export function parentChainingValue(node: Uint8Array, root: boolean, hashing: TreeHashing = PLAIN): Uint8Array {
+export function parentChainingValue(node: Uint8Array, root: boolean, hashing: ModeKey = HASH_MODE): Uint8Array {
   return treeOps().mergeSubtrees(hashing.mode, hashing.key, node.subarray(0, 32), node.subarray(32, 64), root, 32);
 }
 
 /** A leaf's value: the root hash when it is the whole tree, else its
  * chaining value at input byte `offset`. */
-export function leafValue(bytes: Uint8Array, offset: number, isRoot: boolean, hashing: TreeHashing = PLAIN): Uint8Array {
+export function leafValue(bytes: Uint8Array, offset: number, isRoot: boolean, hashing: ModeKey = HASH_MODE): Uint8Array {
   return isRoot ? leafRootHash(bytes, hashing) : leafChainingValue(bytes, offset, hashing);
 }
 
 /** The root hash of a tree that is a single leaf: the BLAKE3 hash (keyed
  * if the tree is). */
-export function leafRootHash(bytes: Uint8Array, hashing: TreeHashing = PLAIN): Uint8Array {
+export function leafRootHash(bytes: Uint8Array, hashing: ModeKey = HASH_MODE): Uint8Array {
   const out = new Uint8Array(32);
   activeEngine().hashInto(hashing.mode, hashing.key, bytes, out);
   return out;

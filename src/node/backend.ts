@@ -4,7 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { OneShots } from '../api.js';
+import type { OneShots } from '../backend.js';
 import { BACKEND_VARIABLE, type BackendPlatform, type InitOptions } from '../backend.js';
 import { loadAddon, loadFirstAddon } from '../native/addon.js';
 import { nativeEngine, nativeTreeOps } from '../native/engine.js';

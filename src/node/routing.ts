@@ -10,7 +10,7 @@ import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from '..
 import type { NativeHasherHandle } from '../native/addon.js';
 import { nativeManyOps } from '../native/many.js';
 import { wasmManyOps } from '../wasm/many.js';
-import { wasmTreeOps } from '../wasm/subtree.js';
+import { wasmTreeOps } from '../wasm/tree-ops.js';
 import { deriveKey, hash, hashModeInto, keyedHash } from '../wasm/hash.js';
 
 /**

@@ -7,7 +7,7 @@
 // (when the pool starts and stops), pieces.ts (one producer per source),
 // tree.ts (pieces to chaining values), buffers.ts (reused piece buffers).
 
-import { MODE_HASH, notInitialized, ownedModeOf } from '../modes.js';
+import { notInitialized, ownedModeOf, HASH_MODE, type ModeKey } from '../modes.js';
 import { core } from '../wasm/core.js';
 import { hash } from '../wasm/hash.js';
 import { wasmContextKeys } from '../wasm/slot-io.js';
@@ -20,7 +20,7 @@ import { PoolLifecycle, type ParallelPlatform } from './lifecycle.js';
 import { blobPieces, blobSlices, bytesPieces, rangePieces, streamPieces, type RangeReader, type SmallStream } from './pieces.js';
 import { abortable } from './promises.js';
 import { pieceLengthFor, streamPieceLength, type ParallelSettings } from './settings.js';
-import { PIECES_PER_WORKER, runTree, type TreeMode } from './tree.js';
+import { PIECES_PER_WORKER, runTree } from './tree.js';
 import type { WorkerPool } from './pool.js';
 
 export type { ParallelPlatform } from './lifecycle.js';
@@ -31,8 +31,6 @@ export { DEFAULT_THRESHOLD, type ParallelSettings } from './settings.js';
 export type ParallelOptions = AsyncHashOptions;
 
 export type ParallelApi = ReturnType<typeof parallelApi>;
-
-const HASH_TREE: TreeMode = { mode: MODE_HASH, key: undefined };
 
 /** The parallel API of one platform (Node's worker_threads, Web Workers). */
 export function parallelApi(platform: ParallelPlatform) {
@@ -79,7 +77,7 @@ export function parallelApi(platform: ParallelPlatform) {
 }
 
 /** Mode, key and output length from the options of a call, checked. */
-function prepare(options: ParallelOptions | undefined): { tree: TreeMode; length: number } {
+function prepare(options: ParallelOptions | undefined): { tree: ModeKey; length: number } {
   if (core === undefined) notInitialized();
   checkAsyncOptions(options, 'options');
   const length = outputLength(options?.length, 'options.length');
@@ -109,7 +107,7 @@ function splitFor(lifecycle: PoolLifecycle, total: number): { workers: WorkerPoo
  * (no workers, or a single piece). */
 async function bytesOnPool(
   lifecycle: PoolLifecycle,
-  tree: TreeMode,
+  tree: ModeKey,
   bytes: Uint8Array,
   options: AsyncHashOptions | undefined,
   perChunk: boolean,
@@ -135,7 +133,7 @@ async function hashBlob(lifecycle: PoolLifecycle, blob: Blob, options: ParallelO
 /** `blob` in pieces across the pool, as bytesOnPool. */
 async function blobOnPool(
   lifecycle: PoolLifecycle,
-  tree: TreeMode,
+  tree: ModeKey,
   blob: Blob,
   options: AsyncHashOptions | undefined,
   perChunk: boolean,
@@ -155,12 +153,12 @@ async function blobOnPool(
 
 async function blobChunkValues(lifecycle: PoolLifecycle, blob: Blob, options: AsyncHashOptions | undefined): Promise<Uint8Array[] | undefined> {
   options?.signal?.throwIfAborted();
-  return (await blobOnPool(lifecycle, HASH_TREE, blob, options, true))?.cvs;
+  return (await blobOnPool(lifecycle, HASH_MODE, blob, options, true))?.cvs;
 }
 
 async function chunkValues(lifecycle: PoolLifecycle, bytes: Uint8Array, options: AsyncHashOptions | undefined): Promise<Uint8Array[] | undefined> {
   options?.signal?.throwIfAborted();
-  return (await bytesOnPool(lifecycle, HASH_TREE, bytes, options, true))?.cvs;
+  return (await bytesOnPool(lifecycle, HASH_MODE, bytes, options, true))?.cvs;
 }
 
 export type StreamChunkValues = { cvs: Uint8Array[]; length: number } | { whole: Uint8Array };
@@ -174,7 +172,7 @@ async function streamChunkValues(
   const workers = lifecycle.pool();
   if (!workers) return undefined;
   return readSource(source, options?.signal, async (iterator) => {
-    const { cvs, length, whole } = await streamOnPool(lifecycle, workers, iterator, HASH_TREE, options, true);
+    const { cvs, length, whole } = await streamOnPool(lifecycle, workers, iterator, HASH_MODE, options, true);
     return whole !== undefined ? { whole } : { cvs, length };
   });
 }
@@ -209,7 +207,7 @@ async function hashStream(lifecycle: PoolLifecycle, source: StreamSource, option
 async function streamTree(
   lifecycle: PoolLifecycle,
   iterator: SourceIterator,
-  tree: TreeMode,
+  tree: ModeKey,
   outLength: number,
   options: ParallelOptions | undefined,
 ): Promise<Uint8Array> {
@@ -230,7 +228,7 @@ async function streamOnPool(
   lifecycle: PoolLifecycle,
   workers: WorkerPool,
   iterator: SourceIterator,
-  tree: TreeMode,
+  tree: ModeKey,
   options: AsyncHashOptions | undefined,
   perChunk: boolean,
 ): Promise<{ cvs: Uint8Array[]; length: number; pieceLength: number; whole: Uint8Array | undefined }> {

@@ -15,8 +15,8 @@ import type { Mode } from '../modes.js';
 import { core } from '../wasm/core.js';
 import { updateSlotBytes } from '../wasm/slot-io.js';
 import { finishSubtree, openSubtree } from '../wasm/subtree.js';
+import { high32, low32 } from '../tree/geometry.js';
 
-const TWO_32 = 2 ** 32;
 const READ_LENGTH = 256 * 1024;
 
 /** A cached 256 KiB read takes ~0.25 ms and a disk's first read a few ms.
@@ -37,7 +37,7 @@ export interface SliceValue {
 /** The non-root chaining value of `blob`, a whole subtree at input
  * `offset`. */
 export async function blobSubtreeValue(mode: Mode, key: Uint8Array | undefined, offset: number, blob: Blob, stallMs = STALL_MS): Promise<SliceValue> {
-  const slot = openSubtree(mode, key, offset % TWO_32, Math.floor(offset / TWO_32));
+  const slot = openSubtree(mode, key, low32(offset), high32(offset));
   try {
     const fed = await streamInto(slot, blob, stallMs);
     const stalled = fed < blob.size;

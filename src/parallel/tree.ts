@@ -2,7 +2,7 @@
 // subtrees at their input offsets; their chaining values come back in
 // offset order, for the caller to merge into the root.
 
-import type { Mode } from '../modes.js';
+import type { ModeKey } from '../modes.js';
 import type { AsyncHashOptions } from '../input.js';
 import { chunkChainingValuesAt, subtreeChainingValue } from '../wasm/subtree.js';
 import type { PieceBuffers } from './buffers.js';
@@ -20,11 +20,6 @@ export const PIECES_PER_WORKER = 2;
  * starting, 55 ms on this thread alone. A worker starts in 50-200 ms
  * (longer in browsers) and one thread hashes 256 MiB in about 200. */
 export const COLD_POOL_FROM = 256 * 2 ** 20;
-
-export interface TreeMode {
-  mode: Mode;
-  key: Uint8Array | undefined;
-}
 
 /** One piece of input, as producers yield it: all but the last of the
  * call's piece length, in offset order. */
@@ -53,7 +48,7 @@ export interface TreeRun {
  * go to `buffers` for reuse; progress counts bytes hashed out of `total`.
  */
 export async function runTree(
-  tree: TreeMode,
+  tree: ModeKey,
   pieces: AsyncIterable<Piece>,
   options: AsyncHashOptions | undefined,
   total: number | undefined,

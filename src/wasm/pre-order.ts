@@ -7,10 +7,8 @@
 import { activeEngine } from '../engine.js';
 import type { TreeOps } from '../engine.js';
 import { core, fail, keyArea, staging, stagingLen } from './core.js';
-import { CHUNK_LEN, leftSubtreeLength, mergeNonRoot, mergeRoot, subtreeChainingValue } from './subtree.js';
-
-const PARENT_LEN = 64;
-const TWO_32 = 2 ** 32;
+import { CHUNK_LEN, high32, leftSubtreeLength, low32, PARENT_LEN } from '../tree/geometry.js';
+import { mergeNonRoot, mergeRoot, subtreeChainingValue } from './subtree.js';
 
 /**
  * Writes the pre-order tree of `content` over leaves of 2^chunkLog chunks
@@ -46,7 +44,7 @@ export const preOrder: TreeOps['preOrder'] = (mode, key, content, first, chunkLo
     if (chunks <= batchChunks && (chunks & (chunks - 1)) === 0) {
       if (key !== undefined) keyArea.set(key);
       staging.set(content.subarray(at, at + len));
-      const count = core!.subtree_parents(mode, len, chunk % TWO_32, Math.floor(chunk / TWO_32), chunkLog);
+      const count = core!.subtree_parents(mode, len, low32(chunk), high32(chunk), chunkLog);
       if (count < 0) fail(count, 'subtree_parents');
       if (combined) interleave(at, len, 32);
       else {

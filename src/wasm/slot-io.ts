@@ -5,8 +5,8 @@
 import { copyInto, lengthOf, rangeOf } from '../input.js';
 import { contextKeyCache } from '../modes.js';
 import { core, fail, keyArea, staging, stagingLen } from './core.js';
+import { high32, low32 } from '../tree/geometry.js';
 
-const TWO_32 = 2 ** 32;
 const encoder = new TextEncoder();
 
 /** UTF-16 units that always fit the staging buffer as UTF-8 (3 bytes each). */
@@ -78,9 +78,7 @@ export function fillFromSlot(slot: number, out: Uint8Array, positionLo: number, 
     copyInto(out, count === stagingLen ? staging : staging.subarray(0, count), done);
     done += count;
     positionLo += count;
-    if (positionLo >= TWO_32) {
-      positionLo -= TWO_32;
-      positionHi += 1;
-    }
+    positionHi += high32(positionLo); // a carry: positionLo is below 2^33 here
+    positionLo = low32(positionLo);
   }
 }

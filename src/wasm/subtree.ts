@@ -2,28 +2,15 @@
 // subtree at an input offset, and the merges of two chaining values (upstream
 // hazmat's set_input_offset, finalize_non_root, merge_subtrees_*).
 
-import type { TreeOps } from '../engine.js';
 import type { Mode } from '../modes.js';
 import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
-import { preOrder } from './pre-order.js';
 import { updateSlotBytes } from './slot-io.js';
-
-const TWO_32 = 2 ** 32;
-export const CHUNK_LEN = 1024;
-
-/** Bytes in the left subtree of an input of `length` bytes (> 1 chunk): the
- * largest power-of-two number of whole chunks below it. */
-export function leftSubtreeLength(length: number): number {
-  const fullChunks = Math.floor((length - 1) / CHUNK_LEN);
-  let power = 1; // integer doubling: Math.log2 rounds up just below 2^50
-  while (power * 2 <= fullChunks) power *= 2;
-  return power * CHUNK_LEN;
-}
+import { CHUNK_LEN, high32, leftSubtreeLength, low32 } from '../tree/geometry.js';
 
 /** The non-root chaining value of `bytes`, which start at input `offset` (a
  * multiple of 1024) and form a whole subtree there. */
 export function subtreeChainingValue(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
-  return subtreeChainingValueAt(mode, key, offset % TWO_32, Math.floor(offset / TWO_32), bytes);
+  return subtreeChainingValueAt(mode, key, low32(offset), high32(offset), bytes);
 }
 
 /** subtreeChainingValue at offset `offsetHi * 2^32 + offsetLo`. */
@@ -74,7 +61,7 @@ export function mergeNonRoot(mode: Mode, key: Uint8Array | undefined, left: Uint
 /** chunkChainingValues of `bytes` at input byte `offset` (a chunk boundary). */
 export function chunkChainingValuesAt(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
   const chunk = offset / CHUNK_LEN;
-  return chunkChainingValues(mode, key, chunk % TWO_32, Math.floor(chunk / TWO_32), bytes);
+  return chunkChainingValues(mode, key, low32(chunk), high32(chunk), bytes);
 }
 
 /** Chaining values of the chunks of `bytes` from chunk `counterHi * 2^32 +
@@ -86,7 +73,7 @@ export function chunkChainingValues(mode: Mode, key: Uint8Array | undefined, cou
     const chunk = counterLo + done / CHUNK_LEN; // below 2^53: exact
     if (key !== undefined) keyArea.set(key);
     staging.set(bytes.subarray(done, done + count));
-    const code = core!.chunk_cvs(mode, count, chunk % TWO_32, counterHi + Math.floor(chunk / TWO_32));
+    const code = core!.chunk_cvs(mode, count, low32(chunk), counterHi + high32(chunk));
     if (code < 0) fail(code, 'chunk_cvs');
     out.set(staging.subarray(0, 32 * code), (done / CHUNK_LEN) * 32);
     done += count;
@@ -115,7 +102,7 @@ export function mergeRoot(mode: Mode, key: Uint8Array | undefined, left: Uint8Ar
   for (let done = 0; done < length; ) {
     const count = Math.min(stagingLen, length - done);
     stagePair(left, right, key);
-    const code = core!.merge_root(mode, count, done % TWO_32, Math.floor(done / TWO_32));
+    const code = core!.merge_root(mode, count, low32(done), high32(done));
     if (code < 0) fail(code, 'merge_root');
     out.set(staging.subarray(0, count), done);
     done += count;
@@ -142,12 +129,3 @@ export function rootFromPieces(
   const left = leftSubtreeLength(length);
   return mergeRoot(mode, key, cv(0, left), cv(left, length - left), outLength);
 }
-
-/** The tree operations on wasm (tree-ops.ts). */
-export const wasmTreeOps: TreeOps = {
-  subtreeChainingValue: subtreeChainingValueAt,
-  chunkChainingValues,
-  parentChainingValues,
-  mergeSubtrees: (mode, key, left, right, root, length) => (root ? mergeRoot(mode, key, left, right, length) : mergeNonRoot(mode, key, left, right)),
-  preOrder,
-};

@@ -1,6 +1,7 @@
 // Subtree chaining values merged in the tree's shape equal serial hashing:
 // the arithmetic every parallel path relies on, checked on one thread.
-import { mergeNonRoot, rootFromPieces, subtreeChainingValue, leftSubtreeLength } from '../../src/wasm/subtree.js';
+import { mergeNonRoot, rootFromPieces, subtreeChainingValue } from '../../src/wasm/subtree.js';
+import { leftSubtreeLength } from '../../src/tree/geometry.js';
 import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED } from '../../src/modes.js';
 import { keyArea, core } from '../../src/wasm/core.js';
 import { describe, expect, it } from 'vitest';

@@ -17,6 +17,8 @@
 //! the faster with `set_word_blocks`. Both in one module cost 2.4 KB of
 //! wasm.
 
+#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+mod lanes;
 pub mod portable;
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
 pub mod rows;

@@ -45,19 +45,9 @@
 //! was 1.09x faster at 2 KiB in Node, 1.00x in Chromium: not kept, one
 //! copy serves both.)
 
-use super::wasm_simd::{rot16, rot8, Masks};
+use super::lanes::{rot12, rot16, rot7, rot8, Masks};
 use super::{Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV};
 use core::arch::wasm32::*;
-
-#[inline(always)]
-fn rot12(x: v128) -> v128 {
-    v128_or(u32x4_shr(x, 12), u32x4_shl(x, 20))
-}
-
-#[inline(always)]
-fn rot7(x: v128) -> v128 {
-    v128_or(u32x4_shr(x, 7), u32x4_shl(x, 25))
-}
 
 /// Four G functions at once: lane i of each row is one G's a, b, c or d.
 #[inline(always)]

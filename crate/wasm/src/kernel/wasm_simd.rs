@@ -70,76 +70,11 @@
 //! memory (fresh 1,378 against reused 1,976 MB/s in Node). Every peer's
 //! `read(n)` pays the same per byte; `readInto` a reused buffer avoids it.
 
+use super::lanes::{add, rot12, rot16, rot7, rot8, splat, xor, Masks};
 use super::{portable, Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
 use core::arch::wasm32::*;
 
 const DEGREE: usize = 4;
-
-#[inline(always)]
-fn add(a: v128, b: v128) -> v128 {
-    i32x4_add(a, b)
-}
-
-#[inline(always)]
-fn xor(a: v128, b: v128) -> v128 {
-    v128_xor(a, b)
-}
-
-#[inline(always)]
-fn splat(x: u32) -> v128 {
-    u32x4_splat(x)
-}
-
-/// The byte shuffles that rotate each 32-bit lane right by 8 and 16 bits.
-static ROT8_MASK: v128 = i8x16(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12);
-static ROT16_MASK: v128 = i8x16(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
-
-/// The rotation masks as values, for `i8x16.swizzle`.
-///
-/// Why not `i8x16.shuffle` with constant lanes: V8 (x64) compiles a byte
-/// shuffle that is not one of its known patterns into `pshufb` with the mask
-/// rebuilt from two 64-bit immediates at every use (5 instructions for each
-/// rot8), and rot16 into `pshuflw` + `pshufhw`. A swizzle whose mask is a
-/// `v128.const` is a single `pshufb`, the constant kept in a register. LLVM
-/// turns a swizzle with a constant mask back into a shuffle, so the masks are
-/// read here with volatile loads (once per call of `hash4`, `xof4` and
-/// rows.rs' `compress` and `hash_chunk_pair`), and the build (`scripts/build-wasm.mjs`) replaces
-/// exactly those loads with
-/// `v128.const`. Without that step the module is still correct, and V8 adds a
-/// `paddusb` range fix-up to each swizzle.
-#[derive(Clone, Copy)]
-pub(super) struct Masks {
-    rot8: v128,
-    rot16: v128,
-}
-
-impl Masks {
-    #[inline(always)]
-    pub(super) fn load() -> Self {
-        // SAFETY: reads of two immutable statics.
-        unsafe { Masks { rot8: core::ptr::read_volatile(&raw const ROT8_MASK), rot16: core::ptr::read_volatile(&raw const ROT16_MASK) } }
-    }
-}
-
-#[inline(always)]
-pub(super) fn rot16(x: v128, masks: &Masks) -> v128 {
-    i8x16_swizzle(x, masks.rot16)
-}
-
-#[inline(always)]
-fn rot12(x: v128) -> v128 {
-    v128_or(u32x4_shr(x, 12), u32x4_shl(x, 20))
-}
-
-#[inline(always)]
-pub(super) fn rot8(x: v128, masks: &Masks) -> v128 {
-    i8x16_swizzle(x, masks.rot8)
-}
-
-#[inline(always)]
-fn rot7(x: v128) -> v128 {
-    v128_or(u32x4_shr(x, 7), u32x4_shl(x, 25))
-}
 
 /// One round on all four lanes: the four column G functions step by step
 /// side by side, then the four diagonal ones.

@@ -1,0 +1,15 @@
+// The tree operations on wasm, as one record for src/tree-ops.ts and the
+// Node routing: the subtree pieces (subtree.ts) and the Bao pre-order
+// writer (pre-order.ts).
+
+import type { TreeOps } from '../engine.js';
+import { preOrder } from './pre-order.js';
+import { chunkChainingValues, mergeNonRoot, mergeRoot, parentChainingValues, subtreeChainingValueAt } from './subtree.js';
+
+export const wasmTreeOps: TreeOps = {
+  subtreeChainingValue: subtreeChainingValueAt,
+  chunkChainingValues,
+  parentChainingValues,
+  mergeSubtrees: (mode, key, left, right, root, length) => (root ? mergeRoot(mode, key, left, right, length) : mergeNonRoot(mode, key, left, right)),
+  preOrder,
+};
