@@ -21,24 +21,9 @@ export type { BlockChoice, BlockCode } from './wasm/blocks.js';
 export { Hasher, XofReader, createHasher } from './hasher.js';
 export { toHex } from './hex.js';
 export { hashMany, type HashManyOptions } from './many.js';
-export { BLAKE3_MULTIHASH, cid, cidBytes, type CidBase, equal, multihash, parseCid, parseMultihash, type ParsedCid, RAW_CODEC } from './cid.js';
-export { baoDecode, baoDecodeOutboard, BaoVerifyError } from './bao/decode.js';
-export { baoFetchRange, type BaoFetchOptions } from './bao/fetch.js';
-export { baoEncodeStream, type BaoEncodeStreamOptions } from './bao/encode-stream.js';
-export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } from './bao/encode.js';
-export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
-export { hashSeq, parseHashSeq } from './bao/hash-seq.js';
-export { baoTreeDecodeRangesStream, type VerifiedPiece } from './bao/tree-ranges-stream.js';
-export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';
-export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao/tree-outboard.js';
-export {
-  baoTreeDecodeRanges,
-  baoTreeEncodeRanges,
-  type BaoTreeEncodeRangesOptions,
-  type BaoTreeRangeOptions,
-  type ChunkRangeList,
-} from './bao/tree-ranges.js';
-export { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, type SubtreeOptions } from './subtree.js';
+export { equal } from './cid.js';
+// Until the blake3-kit/bao entries land, the main entry carries content addressing too.
+export * from './addressing.js';
 export { MAX_OUTPUT_LENGTH, type AsyncHashOptions, type HashOptions, type Input, type KeyOption, type LengthOption } from './input.js';
 export { simdSupported, type Backend, type Flavour, type WasmBackend, type WasmSource } from './wasm/load.js';
 

@@ -1,0 +1,22 @@
+// Content addressing's public surface: Bao (the bao crate's format), iroh's
+// bao-tree, HashSeq, CIDs and the subtree API. The `blake3-kit/bao` entries
+// export it; hashing-only apps never load it.
+
+export { BLAKE3_MULTIHASH, cid, cidBytes, type CidBase, multihash, parseCid, parseMultihash, type ParsedCid, RAW_CODEC } from './cid.js';
+export { baoDecode, baoDecodeOutboard, BaoVerifyError } from './bao/decode.js';
+export { baoFetchRange, type BaoFetchOptions } from './bao/fetch.js';
+export { baoEncodeStream, type BaoEncodeStreamOptions } from './bao/encode-stream.js';
+export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } from './bao/encode.js';
+export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
+export { hashSeq, parseHashSeq } from './bao/hash-seq.js';
+export { baoTreeDecodeRangesStream, type VerifiedPiece } from './bao/tree-ranges-stream.js';
+export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';
+export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao/tree-outboard.js';
+export {
+  baoTreeDecodeRanges,
+  baoTreeEncodeRanges,
+  type BaoTreeEncodeRangesOptions,
+  type BaoTreeRangeOptions,
+  type ChunkRangeList,
+} from './bao/tree-ranges.js';
+export { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, type SubtreeOptions } from './subtree.js';
