@@ -31,7 +31,16 @@ const manifest = join(root, 'crate', 'Cargo.toml');
 const AARCH64 = 'aarch64-unknown-linux-gnu';
 
 const STEPS = {
-  lint: { label: 'lint, format (biome)', run: () => checks([biomeCheck('lint'), biomeCheck('format')]) },
+  // Import cycles in src/ (dependency-cruiser, .dependency-cruiser.cjs).
+  lint: {
+    label: 'lint, format (biome), import cycles',
+    run: () =>
+      checks([
+        biomeCheck('lint'),
+        biomeCheck('format'),
+        [join(root, 'node_modules', '.bin', 'depcruise'), ['src', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'err']],
+      ]),
+  },
   // The tests as vitest compiles them get no type check: tsc does it here.
   types: { label: 'tsc (tests)', run: () => checks([[tscBin, ['-p', join(root, 'tsconfig.test.json')]]]) },
   rustfmt: { label: 'cargo fmt --check', run: () => checks([['cargo', ['fmt', '--manifest-path', manifest, '--all', '--check']]]) },
