@@ -8,6 +8,13 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './scripts/chromium.mjs';
 
 const entry = (name: string) => fileURLToPath(new URL(`./src/${name}.ts`, import.meta.url));
 
+// Both entries from source: 'blake3-kit' and 'blake3-kit/bao' (exact
+// matches: an object alias of 'blake3-kit' would also take 'blake3-kit/bao').
+const aliases = (platform: 'node' | 'browser') => [
+  { find: /^blake3-kit$/, replacement: entry(platform) },
+  { find: /^blake3-kit\/bao$/, replacement: entry(`bao-${platform}`) },
+];
+
 // The suite every backend must pass, in Node and in Chromium.
 const shared = ['test/shared/**/*.test.ts'];
 // The wasm glue's own internals (subtrees, wasm memory, the raw exports).
@@ -19,7 +26,7 @@ const chromium = playwright({
 
 function nodeProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration {
   return {
-    resolve: { alias: { 'blake3-kit': entry('node') } },
+    resolve: { alias: aliases('node') },
     test: {
       name: `node-${flavour}`,
       include: [...shared, ...wasm, 'test/node/**/*.test.ts'],
@@ -38,7 +45,7 @@ function nodeProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration
 // tested by the wasm projects; test/node/native.test.ts has the native ones.
 function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfiguration {
   return {
-    resolve: { alias: { 'blake3-kit': entry('node') } },
+    resolve: { alias: aliases('node') },
     test: {
       name: `node-${backend}`,
       include: [
@@ -94,7 +101,7 @@ function browserProject(engine: Engine, flavour: 'simd' | 'scalar'): TestProject
   const { provider, browser, headless } = engines[engine];
   return {
     ...lowered[engine],
-    resolve: { alias: { 'blake3-kit': entry('browser') } },
+    resolve: { alias: aliases('browser') },
     server: { headers: flavour === 'simd' ? isolation : {} },
     test: {
       name: `${engine}-${flavour}`,

@@ -22,12 +22,14 @@ const sharedNodeEntry = {
   },
 };
 
-/** Keeps the workerd, edge-light and inline entries' import of the code
- * they share (dist/entry-core.js). */
+/** Keeps the workerd, edge-light and inline entries' imports of the code
+ * they share (dist/entry-core.js, dist/bao-entry-core.js), which are split
+ * entries on the same chunks: a second copy of that code would be a second
+ * wasm state. */
 const sharedEntryCore = {
   name: 'shared-entry-core',
   setup(b) {
-    b.onResolve({ filter: /^\.\/entry-core\.js$/ }, () => ({ path: './entry-core.js', external: true }));
+    b.onResolve({ filter: /^\.\/(bao-)?entry-core\.js$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -75,7 +77,9 @@ export async function bundle() {
     // entry never imports `node:` builtins (test/node/package.test.ts).
     build({
       ...common,
-      entryPoints: { node: join(root, 'src/node.ts'), browser: join(root, 'src/browser.ts'), 'entry-core': join(root, 'src/entry-core.ts') },
+      entryPoints: Object.fromEntries(
+        ['node', 'browser', 'entry-core', 'bao-node', 'bao-browser', 'bao-entry-core'].map((name) => [name, join(root, `src/${name}.ts`)]),
+      ),
       outdir: join(root, 'dist'),
       splitting: true,
       chunkNames: 'shared-[hash]',
@@ -96,12 +100,14 @@ export async function bundle() {
     }),
     // The .wasm imported as a module: Cloudflare (workerd) and Vercel Edge.
     ...[
-      ['workerd', ''],
-      ['edge-light', '?module'],
-    ].map(([name, suffix]) =>
+      ['workerd', 'workerd', ''],
+      ['edge-light', 'workerd', '?module'],
+      ['bao-workerd', 'bao-workerd', ''],
+      ['bao-edge-light', 'bao-workerd', '?module'],
+    ].map(([name, source, suffix]) =>
       build({
         ...common,
-        entryPoints: [join(root, 'src/workerd.ts')],
+        entryPoints: [join(root, `src/${source}.ts`)],
         outfile: join(root, `dist/${name}.js`),
         platform: 'neutral',
         target: 'es2022',
@@ -142,7 +148,7 @@ export async function bundle() {
 }
 
 /** The .d.ts files the package's type entries reach. */
-const TYPE_ENTRIES = ['node.d.ts', 'browser.d.ts', 'workerd.d.ts', 'inline.d.ts'];
+const TYPE_ENTRIES = ['node.d.ts', 'browser.d.ts', 'workerd.d.ts', 'inline.d.ts', 'bao-node.d.ts', 'bao-browser.d.ts', 'bao-workerd.d.ts'];
 
 /**
  * Deletes the .d.ts files tsc wrote that no type entry reaches (through

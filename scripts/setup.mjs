@@ -211,7 +211,17 @@ function typescript() {
     at('wasm', 'blake3-kit-simd.wasm'),
     at('wasm', 'blake3-kit-scalar.wasm'),
   ];
-  const outputs = ['node.js', 'browser.js', 'inline.js', 'workerd.js', 'edge-light.js'].map((file) => at('dist', file));
+  const outputs = [
+    'node.js',
+    'browser.js',
+    'inline.js',
+    'workerd.js',
+    'edge-light.js',
+    'bao-node.js',
+    'bao-browser.js',
+    'bao-workerd.js',
+    'bao-edge-light.js',
+  ].map((file) => at('dist', file));
   if (newestMtime(inputs) <= oldestMtime(outputs)) return say('typescript', 'up to date');
   say('typescript', 'npm run build:ts');
   run('npm', ['run', '--silent', 'build:ts']);

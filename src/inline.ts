@@ -19,7 +19,8 @@ import type { InitOptions } from './backend.js';
 import { initWith } from './entry-core.js';
 import type { Flavour } from './wasm/load.js';
 
-export * from './entry-core.js';
+// One self-contained file: content addressing and batch hashing too.
+export * from './bao-entry-core.js';
 
 // Base64 of wasm/*.wasm, put in by scripts/bundle.mjs.
 declare const __BLAKE3_KIT_SIMD_WASM__: string;
@@ -32,8 +33,11 @@ function embedded(flavour: Flavour): Uint8Array {
   return bytes;
 }
 
-const initInline = initWith('inline', embedded, () =>
-  Promise.reject(new TypeError('blake3-kit: the inline entry does not fetch or read files; pass options.source as bytes or a WebAssembly.Module')),
+const initInline = initWith(
+  embedded,
+  () =>
+    Promise.reject(new TypeError('blake3-kit: the inline entry does not fetch or read files; pass options.source as bytes or a WebAssembly.Module')),
+  true,
 );
 
 /** Compiles the embedded wasm once (later calls return the same result) and

@@ -6,6 +6,7 @@ import { activeEngine, nativeManyOps, type ManyInputs } from './engine.js';
 import { checkIntact, checkOptions, lengthOf, outputLength, plainBytes, rangeOf, toBytes, type HashOptions, type Input } from './input.js';
 import { modeOf } from './modes.js';
 import { wasmManyOps } from './wasm/many.js';
+import { requireTreeExports } from './wasm/core.js';
 
 export interface HashManyOptions extends HashOptions {
   /** With one buffer of inputs: each input's length in bytes (the buffer
@@ -76,6 +77,7 @@ function manyInputs(inputs: unknown, itemLength: unknown): CheckedInputs {
  */
 export function hashMany(inputs: readonly Input[] | ArrayBufferView | ArrayBufferLike, options?: HashManyOptions): Uint8Array {
   const engine = activeEngine();
+  if (nativeManyOps() === undefined) requireTreeExports('hashMany');
   checkOptions(options, 'options');
   // Each option read once, before the inputs are: a getter that runs later
   // could detach an input already checked.

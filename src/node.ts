@@ -11,8 +11,6 @@ import { nodePlatform, type NodeInitOptions } from './node/backend.js';
 import { nodeParallel } from './node/parallel.js';
 import type { ParallelOptions, ParallelSettings } from './parallel/api.js';
 import type { StreamSource } from './stream-source.js';
-import { baoEncodeOn, type BaoEncodeParallelOptions } from './bao/encode-parallel.js';
-import type { BaoEncoding } from './bao/encode.js';
 
 export * from './api.js';
 export type { NodeInitOptions } from './node/backend.js';
@@ -24,7 +22,6 @@ export { nativeThreshold } from './node/routing.js';
 export { FileTruncatedError, hashFile, type HashFileOptions } from './node/file.js';
 export { HashSink, HashTransform } from './node/stream.js';
 export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
-export type { BaoEncodeParallelOptions } from './bao/encode-parallel.js';
 
 // Relative to this file, which is dist/node.js once bundled.
 const platform = nodePlatform({
@@ -54,13 +51,6 @@ export function hashStream(source: StreamSource, options?: ParallelOptions): Pro
 }
 
 /** Pool size (also the native thread count), threshold or worker URL. */
-/** The Bao encoding of a large input, its chunks hashed across
- * worker_threads (wasm workers on every backend: the addon hashes a chunk
- * at a time through upstream's hazmat, slower than the workers' lanes). */
-export function baoEncodeParallel(input: Input | Blob | StreamSource, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
-  return baoEncodeOn(nodeParallel, input, options);
-}
-
 export function configureParallel(settings: ParallelSettings): void {
   nodeParallel.configureParallel(settings);
   if (addon !== undefined && settings.workers !== undefined) addon.setThreads(settings.workers);

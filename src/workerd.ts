@@ -7,8 +7,9 @@
 // they are (dist/workerd.js) or with Vercel's `?module` suffix
 // (dist/edge-light.js). No workers: these runtimes have no Web Workers.
 
-import scalarModule from '../wasm/blake3-kit-scalar.wasm';
-import simdModule from '../wasm/blake3-kit-simd.wasm';
+// The hashing-only modules; blake3-kit/bao imports the full ones (bao-workerd.ts).
+import scalarModule from '../wasm/blake3-kit-hash-scalar.wasm';
+import simdModule from '../wasm/blake3-kit-hash-simd.wasm';
 import type { Blake3 } from './api.js';
 import type { InitOptions } from './backend.js';
 import { initWith } from './entry-core.js';
@@ -16,7 +17,6 @@ import { initWith } from './entry-core.js';
 export * from './entry-core.js';
 
 const initEdge = initWith(
-  'workerd/edge-light',
   (flavour) => (flavour === 'simd' ? simdModule : scalarModule),
   (location) => fetch(location),
 );

@@ -49,6 +49,26 @@ export let stagingLen = 0;
 /** The 32-byte key area (key, or derive_key context key). */
 export let keyArea: Uint8Array = new Uint8Array(0);
 
+/** Hashers and readers holding a slot in the attached module. */
+export function slotsInUse(): number {
+  return core?.slots_in_use() ?? 0;
+}
+
+/** Whether the module attached has the exports content addressing and batch
+ * hashing use (chunk_cvs and the rest): the hashing entries' modules lack them. */
+export function hasTreeExports(): boolean {
+  return typeof core?.chunk_cvs === 'function';
+}
+
+/** Throws, naming `what`, unless hasTreeExports(). */
+export function requireTreeExports(what: string): void {
+  if (core !== undefined && !hasTreeExports()) {
+    throw new Error(
+      `blake3-kit: ${what} needs the wasm module that init() from 'blake3-kit/bao' loads; init() from 'blake3-kit' loaded the smaller hashing-only one. Call init() from 'blake3-kit/bao' (it serves everything 'blake3-kit' exports as well)`,
+    );
+  }
+}
+
 export function attach(wasmExports: CoreExports): void {
   const update = wasmExports.hasher_update;
   const restore = wasmExports.hasher_restore;

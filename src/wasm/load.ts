@@ -19,7 +19,8 @@ export type Backend = WasmBackend | 'native' | `native+${WasmBackend}`;
 export type WasmSource = WasmModule | ArrayBufferView | ArrayBufferLike | URL | string | Response | PromiseLike<Response>;
 
 export interface Platform {
-  defaultSource(flavour: Flavour): URL;
+  /** The module init() loads unless options.source names one. */
+  defaultSource(flavour: Flavour): WasmSource;
   /** Loads a URL or path: a Response (for compileStreaming) or bytes. */
   load(location: URL | string): Promise<Response | Uint8Array>;
 }
@@ -37,9 +38,18 @@ export function simdSupported(): boolean {
 
 let compiled: WasmModule | undefined;
 
+let handedOut = false;
+
 /** The module init() loaded, for workers to instantiate the same flavour. */
 export function loadedModule(): WasmModule | undefined {
+  handedOut ||= compiled !== undefined;
   return compiled;
+}
+
+/** Whether workers may already run the loaded module, so that replacing it
+ * would leave them on another. */
+export function moduleHandedOut(): boolean {
+  return handedOut;
 }
 
 type Source = WasmSource | ((flavour: Flavour) => WasmSource | PromiseLike<WasmSource>);

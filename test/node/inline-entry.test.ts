@@ -174,30 +174,36 @@ describe.skipIf(flavour !== 'simd')('entries for places without a file to fetch'
     90_000,
   );
 
-  it('the edge-light condition imports both .wasm files with the ?module suffix Vercel Edge compiles at deploy time', async () => {
-    // Only the resolution is checked here: no Vercel Edge runtime runs in this test.
-    const imports: string[] = [];
-    await bundle('edge.js', `import { init } from 'blake3-kit'; export default init;\n`, {
-      platform: 'neutral',
-      format: 'esm',
-      conditions: ['edge-light', 'worker', 'browser'],
-      plugins: [
-        {
-          name: 'record-wasm',
-          setup(b) {
-            b.onResolve({ filter: /\.wasm/ }, (args) => {
-              imports.push(`${args.importer.slice(project.length)} -> ${args.path}`);
-              return { path: args.path, external: true };
-            });
+  it.each([
+    ['blake3-kit', 'edge-light.js', 'blake3-kit-hash-'],
+    ['blake3-kit/bao', 'bao-edge-light.js', 'blake3-kit-'],
+  ])(
+    'the edge-light condition of %s imports its two .wasm files with the ?module suffix Vercel Edge compiles at deploy time',
+    async (from, entry, prefix) => {
+      // Only the resolution is checked here: no Vercel Edge runtime runs in this test.
+      const imports: string[] = [];
+      await bundle('edge.js', `import { init } from '${from}'; export default init;\n`, {
+        platform: 'neutral',
+        format: 'esm',
+        conditions: ['edge-light', 'worker', 'browser'],
+        plugins: [
+          {
+            name: 'record-wasm',
+            setup(b) {
+              b.onResolve({ filter: /\.wasm/ }, (args) => {
+                imports.push(`${args.importer.slice(project.length)} -> ${args.path}`);
+                return { path: args.path, external: true };
+              });
+            },
           },
-        },
-      ],
-    });
-    expect(imports.sort()).toEqual([
-      '/node_modules/blake3-kit/dist/edge-light.js -> ../wasm/blake3-kit-scalar.wasm?module',
-      '/node_modules/blake3-kit/dist/edge-light.js -> ../wasm/blake3-kit-simd.wasm?module',
-    ]);
-  });
+        ],
+      });
+      expect(imports.sort()).toEqual([
+        `/node_modules/blake3-kit/dist/${entry} -> ../wasm/${prefix}scalar.wasm?module`,
+        `/node_modules/blake3-kit/dist/${entry} -> ../wasm/${prefix}simd.wasm?module`,
+      ]);
+    },
+  );
 
   it('types blake3-kit/inline with the browser API only (no hashFile)', () => {
     writeFileSync(

@@ -25,36 +25,60 @@ describe('package', () => {
     expect(execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' }).trim()).toBe(`wasm-scalar ${ABC}`);
   });
 
-  it('maps the browser condition to the fetch-based entry and ships types and both wasm files', () => {
+  it('maps the browser condition to the fetch-based entries and ships types and every wasm file', () => {
     const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
     // Each condition its own types (test/node/types.test.ts checks them in consumers).
-    expect(pkg.exports['.']).toMatchObject({
-      browser: { types: './dist/browser.d.ts', default: './dist/browser.js' },
-      node: { types: './dist/node.d.ts', default: './dist/node.js' },
-      default: { types: './dist/browser.d.ts', default: './dist/browser.js' },
-    });
+    for (const [path, prefix] of [
+      ['.', ''],
+      ['./bao', 'bao-'],
+    ]) {
+      expect(pkg.exports[path]).toMatchObject({
+        browser: { types: `./dist/${prefix}browser.d.ts`, default: `./dist/${prefix}browser.js` },
+        node: { types: `./dist/${prefix}node.d.ts`, default: `./dist/${prefix}node.js` },
+        default: { types: `./dist/${prefix}browser.d.ts`, default: `./dist/${prefix}browser.js` },
+      });
+    }
     // For resolvers that ignore "exports": "browser" for those that honour it
     // (Parcel's default config), "main" for the rest, which are Node-like.
     expect(pkg).toMatchObject({ main: './dist/node.js', browser: './dist/browser.js', types: './dist/node.d.ts' });
-    const browserEntry = readFileSync(`${root}/dist/browser.js`, 'utf8');
-    expect(browserEntry).toMatch(/new URL\(["']\.\.\/wasm\/blake3-kit-simd\.wasm["'], ?import\.meta\.url\)/);
-    expect(browserEntry).toMatch(/new URL\(["']\.\.\/wasm\/blake3-kit-scalar\.wasm["'], ?import\.meta\.url\)/);
-    // Neither the entry nor the shared chunks it imports (dist/shared-*.js).
-    const reached = [...browserEntry.matchAll(/from"\.\/(shared-[\w-]+\.js)"/g)].map(([, chunk]) => chunk);
-    expect(reached.length).toBeGreaterThan(0);
-    for (const code of [browserEntry, ...reached.map((chunk) => readFileSync(`${root}/dist/${chunk}`, 'utf8'))]) {
-      expect(code).not.toMatch(/node:|eval\(|new Function/);
+    // Each browser entry with the shared chunks it imports (dist/shared-*.js),
+    // where the literal URLs that bundlers rewrite may have gone.
+    const withChunks = (entry: string) => {
+      const code = readFileSync(`${root}/dist/${entry}`, 'utf8');
+      const reached = [...code.matchAll(/from"\.\/(shared-[\w-]+\.js)"/g)].map(([, chunk]) => chunk);
+      expect(reached.length).toBeGreaterThan(0);
+      return [code, ...reached.map((chunk) => readFileSync(`${root}/dist/${chunk}`, 'utf8'))];
+    };
+    const url = (file: string) => new RegExp(`new URL\\(["']\\.\\./wasm/${file.replaceAll('.', '\\.')}["'], ?import\\.meta\\.url\\)`);
+    // The hashing entry fetches the hashing-only modules, the bao entry the full ones.
+    for (const [entry, prefix] of [
+      ['browser.js', 'blake3-kit-hash-'],
+      ['bao-browser.js', 'blake3-kit-'],
+    ]) {
+      const code = withChunks(entry);
+      for (const flavour of ['simd', 'scalar']) expect(code.some((c) => url(`${prefix}${flavour}.wasm`).test(c))).toBe(true);
+      // Neither the entry nor its chunks reach Node or evaluate code.
+      for (const c of code) expect(c).not.toMatch(/node:|eval\(|new Function/);
     }
+    expect(withChunks('browser.js').some((c) => url('blake3-kit-simd.wasm').test(c))).toBe(false);
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8' }));
     const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
     expect(files).toEqual(
       expect.arrayContaining([
         'wasm/blake3-kit-simd.wasm',
         'wasm/blake3-kit-scalar.wasm',
+        'wasm/blake3-kit-hash-simd.wasm',
+        'wasm/blake3-kit-hash-scalar.wasm',
         'dist/node.js',
         'dist/browser.js',
         'dist/browser.d.ts',
         'dist/node.d.ts',
+        'dist/bao-node.js',
+        'dist/bao-browser.js',
+        'dist/bao-browser.d.ts',
+        'dist/bao-node.d.ts',
+        'dist/bao-workerd.js',
+        'dist/bao-edge-light.js',
       ]),
     );
     // The addon ships in its platform's package (test/node/install.test.ts).
