@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { open, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { hash, init, leftSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, toHex } from 'blake3-kit';
+import { hash, init, leftSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, toHex } from 'blake3-kit/bao';
 
 await init();
 const [file, partArg, offsetArg] = process.argv.slice(2);

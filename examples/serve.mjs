@@ -13,7 +13,7 @@ import { createReadStream, openSync, readFileSync, readSync, closeSync, statSync
 import { createServer } from 'node:http';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { baoEncode, init, toHex } from 'blake3-kit';
+import { baoEncode, init, toHex } from 'blake3-kit/bao';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const TYPES = {

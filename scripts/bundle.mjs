@@ -14,11 +14,11 @@ import { isMain, main, root } from './lib.mjs';
 
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-/** Resolves the CLI's import of the library entry to the built dist/node.js. */
+/** Resolves the CLI's imports of the library entries to the built dist/node.js and dist/bao-node.js. */
 const sharedNodeEntry = {
   name: 'shared-node-entry',
   setup(b) {
-    b.onResolve({ filter: /^\.\.\/node\.js$/ }, () => ({ path: './node.js', external: true }));
+    b.onResolve({ filter: /^\.\.\/(bao-)?node\.js$/ }, (args) => ({ path: args.path.slice(1), external: true }));
   },
 };
 

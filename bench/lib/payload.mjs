@@ -13,13 +13,18 @@ const gz = (buf) => gzipSync(buf, { level: 9 }).length;
 const ENTRIES = [
   {
     name: 'blake3-kit (simd wasm)',
-    entry: `export { init } from ${JSON.stringify(join(repoDir, 'dist', 'browser.js'))};`,
-    wasm: [join(repoDir, 'wasm', 'blake3-kit-simd.wasm')],
+    entry: `export { init, hash, createHasher } from ${JSON.stringify(join(repoDir, 'dist', 'browser.js'))};`,
+    wasm: [join(repoDir, 'wasm', 'blake3-kit-hash-simd.wasm')],
   },
   {
     name: 'blake3-kit (scalar wasm)',
-    entry: `export { init } from ${JSON.stringify(join(repoDir, 'dist', 'browser.js'))};`,
-    wasm: [join(repoDir, 'wasm', 'blake3-kit-scalar.wasm')],
+    entry: `export { init, hash, createHasher } from ${JSON.stringify(join(repoDir, 'dist', 'browser.js'))};`,
+    wasm: [join(repoDir, 'wasm', 'blake3-kit-hash-scalar.wasm')],
+  },
+  {
+    name: 'blake3-kit/bao (simd wasm)',
+    entry: `export { init, hash, createHasher, baoEncode, baoDecode } from ${JSON.stringify(join(repoDir, 'dist', 'bao-browser.js'))};`,
+    wasm: [join(repoDir, 'wasm', 'blake3-kit-simd.wasm')],
   },
   {
     name: 'reference simd (wasm-bindgen glue)',

@@ -1,8 +1,8 @@
 // Served next to the repository's dist/ by examples/serve.mjs, which gives
 // any file's outboard at <file>.obao and hash at <file>.b3, answers Range
 // requests, and with ?corrupt=N flips byte N. In your own app:
-// import { baoFetchRange, ... } from 'blake3-kit'.
-import { baoFetchRange, createHasher, init, toHex } from '/dist/browser.js';
+// import { baoFetchRange, ... } from 'blake3-kit/bao'.
+import { baoFetchRange, createHasher, init, toHex } from '/dist/bao-browser.js';
 
 const RANGE = 1 << 20;
 const $ = (id) => document.getElementById(id);

@@ -5,9 +5,12 @@ import { flavour } from '../shared/setup.js';
 // The shipped bundle: workers run dist/worker.js. The simd project is
 // cross-origin isolated (pieces are shared), the scalar one is not (pieces
 // are transferred), so both transports are covered (in Chromium and Firefox).
+// The hashing entry and its hashing-only module here; the Bao cases run
+// from the bao entry in parallel-bao.test.ts.
 const lib = await import(/* @vite-ignore */ '/dist/browser.js');
 await lib.init({ backend: `wasm-${flavour}` });
-parallelSuite(lib, {
+parallelSuite(lib as never, {
+  cases: 'hashing',
   dyingWorker: new URL('./workers/dying-worker.js', import.meta.url),
   brokenWorker: new URL('./workers/broken-worker.js', import.meta.url),
   // The package's own rule (src/browser.ts): WebKitGTK is isolated without a SharedArrayBuffer.

@@ -31,7 +31,7 @@ describe('package', () => {
     for (const [path, prefix] of [
       ['.', ''],
       ['./bao', 'bao-'],
-    ]) {
+    ] as const) {
       expect(pkg.exports[path]).toMatchObject({
         browser: { types: `./dist/${prefix}browser.d.ts`, default: `./dist/${prefix}browser.js` },
         node: { types: `./dist/${prefix}node.d.ts`, default: `./dist/${prefix}node.js` },
@@ -54,7 +54,7 @@ describe('package', () => {
     for (const [entry, prefix] of [
       ['browser.js', 'blake3-kit-hash-'],
       ['bao-browser.js', 'blake3-kit-'],
-    ]) {
+    ] as const) {
       const code = withChunks(entry);
       for (const flavour of ['simd', 'scalar']) expect(code.some((c) => url(`${prefix}${flavour}.wasm`).test(c))).toBe(true);
       // Neither the entry nor its chunks reach Node or evaluate code.
@@ -86,23 +86,44 @@ describe('package', () => {
   });
 });
 
-it('lets a bundler drop what a page does not use: export { init } stays small', async () => {
-  // esbuild's keepNames once made dist/browser.js side-effectful: 5.3 KB
-  // gzip became 11.7 KB. Minified by the consumer, as bench/lib/payload.mjs does.
-  // 5.8 KB before init() gained its known-answer test (0.8 KB), the
-  // single-block probe (0.7 KB) and backendStatus(): 7.4 KB.
+it('lets a bundler drop what a page does not use, per entry: JS and wasm a page downloads', async () => {
+  // Minified by the consumer, as bench/lib/payload.mjs does. esbuild's
+  // keepNames once made dist/browser.js side-effectful: 5.3 KB gzip became
+  // 11.7 KB. `export { init }` was 5.8 KB before init() gained its
+  // known-answer test, the single-block probe and backendStatus().
   const { build } = await import('esbuild');
   const { gzipSync } = await import('node:zlib');
-  const out = await build({
-    stdin: { contents: `export { init } from ${JSON.stringify(`${root}/dist/browser.js`)};`, resolveDir: root },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    target: 'es2022',
-    platform: 'browser',
-    write: false,
-  });
-  expect(gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length).toBeLessThan(8 * 1024);
+  const gzip = (bytes: Uint8Array) => gzipSync(bytes, { level: 9 }).length;
+  const jsGzip = async (names: string, file: string) => {
+    const out = await build({
+      stdin: { contents: `export { ${names} } from ${JSON.stringify(`${root}/dist/${file}`)};`, resolveDir: root },
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      target: 'es2022',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+    });
+    return gzip(out.outputFiles[0]!.contents);
+  };
+  const rows = [
+    { entry: 'blake3-kit', names: 'init, hash, createHasher', file: 'browser.js', wasm: 'blake3-kit-hash-simd.wasm' },
+    { entry: 'blake3-kit/bao', names: 'init, hash, createHasher, baoEncode, baoDecode', file: 'bao-browser.js', wasm: 'blake3-kit-simd.wasm' },
+  ];
+  const sizes = [];
+  for (const row of rows) {
+    const js = await jsGzip(row.names, row.file);
+    const wasm = gzip(readFileSync(`${root}/wasm/${row.wasm}`));
+    sizes.push(js + wasm);
+    console.log(`payload: export { ${row.names} } from '${row.entry}': ${js} B JS + ${wasm} B wasm = ${js + wasm} B gzip`);
+  }
+  expect(await jsGzip('init', 'browser.js')).toBeLessThan(8 * 1024);
+  // Measured 21,240 B (7,539 JS + 13,701 wasm) when the entries split, from
+  // 24,042 with one module; #23's goal of 16 KB is not met (see CHANGELOG).
+  expect(sizes[0]).toBeLessThan(21.5 * 1024);
+  // The hashing entry is the smaller download.
+  expect(sizes[0]).toBeLessThan(sizes[1]! - 3000);
 });
 
 it('ships both licence texts', () => {

@@ -8,9 +8,11 @@ import { parallelSuite } from '../shared/parallel-cases.js';
 import { flavour, pattern } from '../shared/setup.js';
 
 // The built package: workers run dist/worker-node.js.
-const lib = await import('../../dist/node.js');
+// In Node both entries load the same module: the bao entry has every case.
+const lib = await import('../../dist/bao-node.js');
 await lib.init({ backend: `wasm-${flavour}` });
 parallelSuite(lib as never, {
+  cases: 'all',
   dyingWorker: new URL('./workers/dying-worker.mjs', import.meta.url),
   brokenWorker: new URL('./workers/broken-worker.mjs', import.meta.url),
   shared: true,

@@ -1,11 +1,12 @@
 // baoEncodeParallel takes a fetch Response as it takes any stream (its type
 // says so), and baoEncodedLength checks its arguments as every function
 // does; in every runtime.
-import { baoEncode, baoEncodedLength, baoEncodeParallel, toHex } from 'blake3-kit';
+import { toHex } from 'blake3-kit';
+import { baoEncode, baoEncodedLength, baoEncodeParallel } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { load, piecesOf, random, seed, thrownBy } from './setup.js';
+import { loadBao, piecesOf, random, seed, thrownBy } from './setup.js';
 
-await load();
+await loadBao();
 const rng = random(seed);
 
 describe(`baoEncodeParallel(Response) (seed ${seed})`, () => {

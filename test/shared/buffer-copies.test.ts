@@ -1,11 +1,12 @@
 // What we keep of a caller's bytes is a copy, also when they come as a Node
 // Buffer, whose slice() is a view of the same memory: a key the caller
 // reuses, a stream source that refills one Buffer for every piece.
-import { baoEncode, baoEncodeParallel, baoEncodeStream, createHasher, keyedHash } from 'blake3-kit';
+import { createHasher, keyedHash } from 'blake3-kit';
+import { baoEncode, baoEncodeParallel, baoEncodeStream } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { KEY, load, pattern } from './setup.js';
+import { KEY, loadBao, pattern } from './setup.js';
 
-await load();
+await loadBao();
 
 const NodeBuffer = (globalThis as { Buffer?: { from(bytes: Uint8Array): Uint8Array } }).Buffer;
 

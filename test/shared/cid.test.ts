@@ -1,16 +1,17 @@
 // Content IDs: the multiformats specs' own examples, and the `multiformats`
 // package as an oracle for random digests both ways; every malformed input
 // a clear error. Pure functions: the same in every project.
-import { cid, cidBytes, equal, multihash, parseCid, parseMultihash } from 'blake3-kit';
+import { equal } from 'blake3-kit';
+import { cid, cidBytes, multihash, parseCid, parseMultihash } from 'blake3-kit/bao';
 import { CID } from 'multiformats/cid';
 import { base58btc } from 'multiformats/bases/base58';
 import { create as createDigest } from 'multiformats/hashes/digest';
 import { describe, expect, it } from 'vitest';
 import { fromBase32, fromBase58, toBase32, toBase58 } from '../../src/multiformats/bases.js';
 import { decodeVarint, encodeVarint } from '../../src/multiformats/varint.js';
-import { load, random, seed, thrownBy } from './setup.js';
+import { loadBao, random, seed, thrownBy } from './setup.js';
 
-const b3 = await load();
+const b3 = await loadBao();
 const rng = random(seed);
 const utf8 = (text: string) => new TextEncoder().encode(text);
 

@@ -2,11 +2,11 @@
 // (inputs of one length, whole blocks, up to 16 chunks), the one-at-a-time
 // paths, mixed batches, and bad arguments that must leave `into` untouched.
 import { blake3 as noble } from '@noble/hashes/blake3.js';
-import { hashMany } from 'blake3-kit';
+import { hashMany } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { CONTEXT, KEY, concatBytes, load, random, seed, thrownBy } from './setup.js';
+import { CONTEXT, KEY, concatBytes, loadBao, random, seed, thrownBy } from './setup.js';
 
-const b3 = await load();
+const b3 = await loadBao();
 const rng = random(seed);
 
 const MODES = [

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { asyncContract } from './async-contract.js';
 import { KEY, pattern, random, seed } from './setup.js';
 
-// The Node entry's type; the browser entry has every member used here.
-type Lib = typeof import('../../src/node.js') | typeof import('../../src/browser.js');
+// The bao entries' types (everything); a hashing entry runs the hashing cases.
+type Lib = typeof import('../../src/bao-node.js') | typeof import('../../src/bao-browser.js');
 interface Env {
   /** A worker script that dies (exits, or closes itself) on its 3rd job. */
   dyingWorker: URL;
@@ -16,12 +16,18 @@ interface Env {
   brokenWorker: URL;
   /** Whether SharedArrayBuffers can be posted to workers here. */
   shared: boolean;
+  /** Which cases: hashing (a 'blake3-kit' lib), Bao encoding, or both. */
+  cases: 'all' | 'hashing' | 'bao';
 }
 
 const PIECE = 64 * 1024;
 
 export function parallelSuite(lib: Lib, env: Env) {
   const { hashParallel, hashBlob, hashStream, configureParallel, parallelStatus, terminateWorkers, toHex, hash } = lib;
+  const hashing = env.cases !== 'bao';
+  const bao = env.cases !== 'hashing';
+  const itHashing = it.runIf(hashing);
+  const itBao = it.runIf(bao);
   // Every piece to the workers (no help from this thread while they start),
   // so that what is tested here is what workers do; the help has its test.
   const reset = (extra = {}) =>
@@ -37,7 +43,7 @@ export function parallelSuite(lib: Lib, env: Env) {
     });
 
   // Every input on workers, in pieces small enough to make several.
-  for (const transport of env.shared ? (['transfer', 'shared'] as const) : (['transfer'] as const)) {
+  for (const transport of !hashing ? [] : env.shared ? (['transfer', 'shared'] as const) : (['transfer'] as const)) {
     asyncContract({
       name: `the worker pool (${transport} pieces)`,
       lib,
@@ -49,32 +55,36 @@ export function parallelSuite(lib: Lib, env: Env) {
   }
 
   describe(`the worker pool (seed ${seed})`, () => {
-    it('equals serial hashing with pieces sized by the input (pieceLength 0), in every mode, for random lengths', async () => {
-      reset({ pieceLength: 0 });
-      const rng = random(seed);
-      const lengths = [3 * 1024 * 1024 + 5, 16 * 1024 * 1024 + 1, ...Array.from({ length: 3 }, () => rng.int(64 * 1024 * 1024))];
-      for (const length of lengths) {
-        const bytes = pattern(length, length % 13);
-        const ctx = new TextEncoder().encode('parallel ctx');
-        expect(toHex(await hashParallel(bytes)), `length ${length}`).toBe(toHex(hash(bytes)));
-        expect(toHex(await hashParallel(bytes, { key: KEY, length: 100 }))).toBe(toHex(noble(bytes, { key: KEY, dkLen: 100 })));
-        expect(toHex(await hashParallel(bytes, { context: 'parallel ctx', length: 70_000 }))).toBe(
-          toHex(hash(bytes, { context: 'parallel ctx', length: 70_000 })),
-        );
-        if (length < 4 * 1024 * 1024)
-          expect(toHex(await hashParallel(bytes, { context: 'parallel ctx' }))).toBe(toHex(noble(bytes, { context: ctx })));
-      }
-      // Blobs take the same sizes; streams, of unknown length, 1 MiB pieces.
-      const bytes = pattern(lengths[0]!, 3) as Uint8Array<ArrayBuffer>;
-      expect(toHex(await hashBlob(new Blob([bytes])))).toBe(toHex(hash(bytes)));
-      async function* chunks() {
-        for (let i = 0; i < bytes.length; i += 100_000) yield bytes.subarray(i, i + 100_000);
-      }
-      expect(toHex(await hashStream(chunks()))).toBe(toHex(hash(bytes)));
-      expect(parallelStatus().jobs).toBeGreaterThan(0);
-    }, 300_000);
+    itHashing(
+      'equals serial hashing with pieces sized by the input (pieceLength 0), in every mode, for random lengths',
+      async () => {
+        reset({ pieceLength: 0 });
+        const rng = random(seed);
+        const lengths = [3 * 1024 * 1024 + 5, 16 * 1024 * 1024 + 1, ...Array.from({ length: 3 }, () => rng.int(64 * 1024 * 1024))];
+        for (const length of lengths) {
+          const bytes = pattern(length, length % 13);
+          const ctx = new TextEncoder().encode('parallel ctx');
+          expect(toHex(await hashParallel(bytes)), `length ${length}`).toBe(toHex(hash(bytes)));
+          expect(toHex(await hashParallel(bytes, { key: KEY, length: 100 }))).toBe(toHex(noble(bytes, { key: KEY, dkLen: 100 })));
+          expect(toHex(await hashParallel(bytes, { context: 'parallel ctx', length: 70_000 }))).toBe(
+            toHex(hash(bytes, { context: 'parallel ctx', length: 70_000 })),
+          );
+          if (length < 4 * 1024 * 1024)
+            expect(toHex(await hashParallel(bytes, { context: 'parallel ctx' }))).toBe(toHex(noble(bytes, { context: ctx })));
+        }
+        // Blobs take the same sizes; streams, of unknown length, 1 MiB pieces.
+        const bytes = pattern(lengths[0]!, 3) as Uint8Array<ArrayBuffer>;
+        expect(toHex(await hashBlob(new Blob([bytes])))).toBe(toHex(hash(bytes)));
+        async function* chunks() {
+          for (let i = 0; i < bytes.length; i += 100_000) yield bytes.subarray(i, i + 100_000);
+        }
+        expect(toHex(await hashStream(chunks()))).toBe(toHex(hash(bytes)));
+        expect(parallelStatus().jobs).toBeGreaterThan(0);
+      },
+      300_000,
+    );
 
-    it('Bao-encodes on the workers exactly as baoEncode does, with progress, and stops on abort', async () => {
+    itBao('Bao-encodes on the workers exactly as baoEncode does, with progress, and stops on abort', async () => {
       const { baoEncode, baoEncodeParallel } = lib;
       reset();
       const rng = random(seed + 1);
@@ -156,7 +166,7 @@ export function parallelSuite(lib: Lib, env: Env) {
       await expect(run).rejects.toThrow('enough');
     });
 
-    it('Bao-encodes a stalled stream until an abort, which rejects at once and releases it', async () => {
+    itBao('Bao-encodes a stalled stream until an abort, which rejects at once and releases it', async () => {
       const { baoEncodeParallel } = lib;
       reset();
       for (const outboard of [true, false]) {
@@ -176,20 +186,24 @@ export function parallelSuite(lib: Lib, env: Env) {
       }
     });
 
-    it('finishes a job on the calling thread when its worker dies, and replaces the worker', async () => {
-      reset({ workerUrl: env.dyingWorker, jobTimeout: 2000 });
-      const bytes = pattern(12 * PIECE + 1, 8);
-      expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
-      expect(toHex(await hashParallel(bytes, { key: KEY }))).toBe(toHex(hash(bytes, { key: KEY })));
-      const status = parallelStatus();
-      expect(status.broken).toBeUndefined();
-      expect(status.lost).toBeGreaterThanOrEqual(1); // it really died...
-      expect(status.fallbacks).toBeGreaterThanOrEqual(1); // ...mid-job
-      expect(status.started).toBeGreaterThan(2); // and was replaced
-      expect(status.jobs).toBeGreaterThan(4);
-      reset();
-      expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
-    }, 60_000);
+    itHashing(
+      'finishes a job on the calling thread when its worker dies, and replaces the worker',
+      async () => {
+        reset({ workerUrl: env.dyingWorker, jobTimeout: 2000 });
+        const bytes = pattern(12 * PIECE + 1, 8);
+        expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
+        expect(toHex(await hashParallel(bytes, { key: KEY }))).toBe(toHex(hash(bytes, { key: KEY })));
+        const status = parallelStatus();
+        expect(status.broken).toBeUndefined();
+        expect(status.lost).toBeGreaterThanOrEqual(1); // it really died...
+        expect(status.fallbacks).toBeGreaterThanOrEqual(1); // ...mid-job
+        expect(status.started).toBeGreaterThan(2); // and was replaced
+        expect(status.jobs).toBeGreaterThan(4);
+        reset();
+        expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
+      },
+      60_000,
+    );
 
     it('falls back to the calling thread when the worker script fails to load', async () => {
       reset({ workerUrl: env.brokenWorker });
@@ -198,11 +212,13 @@ export function parallelSuite(lib: Lib, env: Env) {
       expect(parallelStatus().broken).toMatch(/workers keep failing to start/);
       expect(parallelStatus().jobs).toBe(0);
       expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
-      // A stream's outboard with no pool: the source read once, here.
-      const source = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream();
-      expect(toHex(hash((await lib.baoEncodeParallel(source, { outboard: true })).encoding))).toBe(
-        toHex(hash(lib.baoEncode(bytes, { outboard: true }).encoding)),
-      );
+      if (bao) {
+        // A stream's outboard with no pool: the source read once, here.
+        const source = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream();
+        expect(toHex(hash((await lib.baoEncodeParallel(source, { outboard: true })).encoding))).toBe(
+          toHex(hash(lib.baoEncode(bytes, { outboard: true }).encoding)),
+        );
+      }
       expect(parallelStatus().jobs).toBe(0);
       reset();
       expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
@@ -210,7 +226,7 @@ export function parallelSuite(lib: Lib, env: Env) {
       expect(parallelStatus().jobs).toBeGreaterThan(0);
     });
 
-    it('stays on the calling thread below the threshold, and validates its arguments', async () => {
+    itHashing('stays on the calling thread below the threshold, and validates its arguments', async () => {
       configureParallel({ threshold: 1 << 20, pieceLength: 0, workerUrl: env.brokenWorker });
       // A broken worker URL is never touched below the threshold.
       expect(toHex(await hashParallel(pattern(1 << 20)))).toBe(toHex(hash(pattern(1 << 20))));
@@ -238,60 +254,68 @@ export function parallelSuite(lib: Lib, env: Env) {
       reset();
     });
 
-    it('hashes on this thread too until a worker has finished a job (helpWhileStarting, the default)', async () => {
-      const rng = random(seed + 2);
-      for (const [name, options] of [
-        ['hash', {}],
-        ['keyed', { key: KEY, length: 77 }],
-        ['derive_key', { context: 'parallel ctx', length: 2000 }],
-      ] as const) {
-        reset({ helpWhileStarting: true }); // a new pool: workers start again
-        const bytes = pattern(40 * PIECE + rng.int(PIECE), 11);
-        const progress: number[] = [];
-        const digest = await hashParallel(bytes, { ...options, onProgress: (done) => progress.push(done) });
-        expect(toHex(digest), name).toBe(toHex(hash(bytes, options)));
-        expect(progress.at(-1)).toBe(bytes.length);
-        const status = parallelStatus();
-        // A worker starts in milliseconds; this thread hashes a 64 KiB piece
-        // in well under one, and begins on the next macrotask.
-        expect(status.whileStarting, name).toBeGreaterThan(0);
-        expect(status.whileStarting + status.jobs, name).toBe(41);
-        expect(status.fallbacks).toBe(0);
-      }
-      // Once a worker has finished a job, the pieces are theirs.
-      const bytes = pattern(40 * PIECE, 12);
-      for (let i = 0; i < 50 && parallelStatus().jobs === 0; i++) await hashParallel(bytes);
-      const { whileStarting, jobs } = parallelStatus();
-      expect(jobs).toBeGreaterThan(0);
-      expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
-      expect(parallelStatus().whileStarting).toBe(whileStarting);
-      expect(parallelStatus().jobs).toBe(jobs + 40);
-      expect(() => configureParallel({ helpWhileStarting: 'yes' as never })).toThrow(/options\.helpWhileStarting must be a boolean/);
-      reset();
-    }, 60_000);
+    itHashing(
+      'hashes on this thread too until a worker has finished a job (helpWhileStarting, the default)',
+      async () => {
+        const rng = random(seed + 2);
+        for (const [name, options] of [
+          ['hash', {}],
+          ['keyed', { key: KEY, length: 77 }],
+          ['derive_key', { context: 'parallel ctx', length: 2000 }],
+        ] as const) {
+          reset({ helpWhileStarting: true }); // a new pool: workers start again
+          const bytes = pattern(40 * PIECE + rng.int(PIECE), 11);
+          const progress: number[] = [];
+          const digest = await hashParallel(bytes, { ...options, onProgress: (done) => progress.push(done) });
+          expect(toHex(digest), name).toBe(toHex(hash(bytes, options)));
+          expect(progress.at(-1)).toBe(bytes.length);
+          const status = parallelStatus();
+          // A worker starts in milliseconds; this thread hashes a 64 KiB piece
+          // in well under one, and begins on the next macrotask.
+          expect(status.whileStarting, name).toBeGreaterThan(0);
+          expect(status.whileStarting + status.jobs, name).toBe(41);
+          expect(status.fallbacks).toBe(0);
+        }
+        // Once a worker has finished a job, the pieces are theirs.
+        const bytes = pattern(40 * PIECE, 12);
+        for (let i = 0; i < 50 && parallelStatus().jobs === 0; i++) await hashParallel(bytes);
+        const { whileStarting, jobs } = parallelStatus();
+        expect(jobs).toBeGreaterThan(0);
+        expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
+        expect(parallelStatus().whileStarting).toBe(whileStarting);
+        expect(parallelStatus().jobs).toBe(jobs + 40);
+        expect(() => configureParallel({ helpWhileStarting: 'yes' as never })).toThrow(/options\.helpWhileStarting must be a boolean/);
+        reset();
+      },
+      60_000,
+    );
 
-    it('starts no workers during a first call below 256 MiB, and starts them when it ends', async () => {
-      reset({ helpWhileStarting: true });
-      const bytes = pattern(40 * PIECE + 3, 13);
-      expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
-      expect(parallelStatus()).toMatchObject({ started: 0, jobs: 0, whileStarting: 41 });
-      // Started on a timer once the call has ended, then warmed up by the pool's own piece.
-      for (let i = 0; i < 200 && parallelStatus().started === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(parallelStatus().started).toBe(2);
-      // Later calls use them (never held again), and are right.
-      for (let i = 0; i < 50 && parallelStatus().jobs === 0; i++)
-        expect(toHex(await hashParallel(bytes, { key: KEY }))).toBe(toHex(hash(bytes, { key: KEY })));
-      expect(parallelStatus().jobs).toBeGreaterThan(0);
-      // Two first calls at once: neither starts workers, both are right.
-      reset({ helpWhileStarting: true });
-      const other = pattern(30 * PIECE, 14);
-      const [a, b] = await Promise.all([hashParallel(bytes), hashParallel(other)]);
-      expect([toHex(a), toHex(b)]).toEqual([toHex(hash(bytes)), toHex(hash(other))]);
-      expect(parallelStatus().started).toBe(0);
-      reset();
-    }, 60_000);
+    itHashing(
+      'starts no workers during a first call below 256 MiB, and starts them when it ends',
+      async () => {
+        reset({ helpWhileStarting: true });
+        const bytes = pattern(40 * PIECE + 3, 13);
+        expect(toHex(await hashParallel(bytes))).toBe(toHex(hash(bytes)));
+        expect(parallelStatus()).toMatchObject({ started: 0, jobs: 0, whileStarting: 41 });
+        // Started on a timer once the call has ended, then warmed up by the pool's own piece.
+        for (let i = 0; i < 200 && parallelStatus().started === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(parallelStatus().started).toBe(2);
+        // Later calls use them (never held again), and are right.
+        for (let i = 0; i < 50 && parallelStatus().jobs === 0; i++)
+          expect(toHex(await hashParallel(bytes, { key: KEY }))).toBe(toHex(hash(bytes, { key: KEY })));
+        expect(parallelStatus().jobs).toBeGreaterThan(0);
+        // Two first calls at once: neither starts workers, both are right.
+        reset({ helpWhileStarting: true });
+        const other = pattern(30 * PIECE, 14);
+        const [a, b] = await Promise.all([hashParallel(bytes), hashParallel(other)]);
+        expect([toHex(a), toHex(b)]).toEqual([toHex(hash(bytes)), toHex(hash(other))]);
+        expect(parallelStatus().started).toBe(0);
+        reset();
+      },
+      60_000,
+    );
 
-    it('lets calls in flight finish when settings change or the workers are terminated', async () => {
+    itHashing('lets calls in flight finish when settings change or the workers are terminated', async () => {
       reset();
       const bytes = pattern(24 * PIECE + 5, 10);
       const expected = toHex(hash(bytes));

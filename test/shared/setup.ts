@@ -2,6 +2,7 @@
 // comes from the vitest project (node-simd, node-native, chromium-scalar,
 // firefox-simd, webkit-scalar, ...).
 import { init } from 'blake3-kit';
+import { init as initBao } from 'blake3-kit/bao';
 import { expect, inject } from 'vitest';
 
 declare module 'vitest' {
@@ -22,6 +23,14 @@ const expected = { native: 'native', auto: 'native+wasm-simd', 'wasm-simd': 'was
 export async function load() {
   // Every platform takes the backend: browsers the wasm ones.
   const b3 = await init({ backend } as never);
+  expect(b3.backend).toBe(expected[backend]);
+  return b3;
+}
+
+/** load() through 'blake3-kit/bao', for files that use content addressing
+ * or hashMany: in browsers its module has the exports they need. */
+export async function loadBao() {
+  const b3 = await initBao({ backend } as never);
   expect(b3.backend).toBe(expected[backend]);
   return b3;
 }

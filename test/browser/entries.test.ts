@@ -1,0 +1,44 @@
+// The two entries in one page, as an app that hashes with 'blake3-kit' and
+// later content-addresses with 'blake3-kit/bao' has them: in browsers the
+// first loads the hashing-only module, the second the full one. The tests
+// run in order on one page's state (each test file has its own).
+import { blake3 } from '@noble/hashes/blake3.js';
+import { createHasher, hash, toHex } from 'blake3-kit';
+import { baoDecode, baoEncode, hashMany, init as initBao } from 'blake3-kit/bao';
+import { describe, expect, it } from 'vitest';
+import { load, pattern } from '../shared/setup.js';
+
+const b3 = await load();
+const NEEDS_BAO = /needs the wasm module that init\(\) from 'blake3-kit\/bao' loads/;
+
+describe.sequential('blake3-kit, then blake3-kit/bao', () => {
+  it('hashes on the hashing-only module, and says what content addressing needs', () => {
+    expect(toHex(hash('abc'))).toBe(toHex(blake3(new TextEncoder().encode('abc'))));
+    expect(() => hashMany([pattern(10)])).toThrow(NEEDS_BAO);
+    expect(() => baoEncode(pattern(5000))).toThrow(NEEDS_BAO);
+    // The failed calls left the hashing API as it was.
+    expect(toHex(hash(pattern(5000)))).toBe(toHex(blake3(pattern(5000))));
+  });
+
+  it('refuses to replace the module while a hasher holds state in it, and hashes on', async () => {
+    const hasher = createHasher().update(pattern(3000));
+    await expect(initBao({ backend: b3.backend } as never)).rejects.toThrow(
+      /hashers or workers now use it; call init\(\) from 'blake3-kit\/bao' first/,
+    );
+    expect(toHex(hasher.update(pattern(100, 3000)).digest())).toBe(toHex(blake3(pattern(3100))));
+    hasher.dispose();
+  });
+
+  it('replaces it once nothing holds it: content addressing, hashMany and hashing all work', async () => {
+    const api = await initBao({ backend: b3.backend } as never);
+    expect(api.backend).toBe(b3.backend);
+    const inputs = [pattern(0), pattern(64), pattern(1024), pattern(4097)];
+    const digests = hashMany(inputs);
+    inputs.forEach((input, i) => expect(toHex(digests.subarray(32 * i, 32 * i + 32))).toBe(toHex(blake3(input))));
+    const content = pattern(70_000);
+    const { encoding, hash: root } = baoEncode(content);
+    expect(toHex(root)).toBe(toHex(blake3(content)));
+    expect(baoDecode(encoding, root)).toEqual(content);
+    expect(toHex(createHasher().update(content).digest())).toBe(toHex(blake3(content)));
+  });
+});
