@@ -23,6 +23,7 @@ export class PoolLifecycle {
   readonly #platform: ParallelPlatform;
   #settings = DEFAULT_SETTINGS;
   #pool: WorkerPool | undefined;
+  #poolModule: WebAssembly.Module | undefined;
   #warnedNoWorkers = false;
 
   constructor(platform: ParallelPlatform) {
@@ -43,6 +44,10 @@ export class PoolLifecycle {
     const module = loadedModule();
     const { spawn } = this.#platform;
     if (!module) return undefined;
+    // init() from blake3-kit/bao replaced the module: new workers get the
+    // new one (calls in flight finish on the old, whose answers are the same).
+    if (this.#poolModule !== module) this.terminate();
+    this.#poolModule = module;
     if (!spawn) {
       if (!this.#warnedNoWorkers) console.warn(NO_WORKERS);
       this.#warnedNoWorkers = true;

@@ -38,18 +38,9 @@ export function simdSupported(): boolean {
 
 let compiled: WasmModule | undefined;
 
-let handedOut = false;
-
 /** The module init() loaded, for workers to instantiate the same flavour. */
 export function loadedModule(): WasmModule | undefined {
-  handedOut ||= compiled !== undefined;
   return compiled;
-}
-
-/** Whether workers may already run the loaded module, so that replacing it
- * would leave them on another. */
-export function moduleHandedOut(): boolean {
-  return handedOut;
 }
 
 type Source = WasmSource | ((flavour: Flavour) => WasmSource | PromiseLike<WasmSource>);

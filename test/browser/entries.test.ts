@@ -3,8 +3,8 @@
 // first loads the hashing-only module, the second the full one. The tests
 // run in order on one page's state (each test file has its own).
 import { blake3 } from '@noble/hashes/blake3.js';
-import { createHasher, hash, toHex } from 'blake3-kit';
-import { baoDecode, baoEncode, hashMany, init as initBao } from 'blake3-kit/bao';
+import { configureParallel, createHasher, hash, hashParallel, parallelStatus, toHex } from 'blake3-kit';
+import { baoDecode, baoEncode, baoEncodeParallel, hashMany, init as initBao } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
 import { load, pattern } from '../shared/setup.js';
 
@@ -20,11 +20,15 @@ describe.sequential('blake3-kit, then blake3-kit/bao', () => {
     expect(toHex(hash(pattern(5000)))).toBe(toHex(blake3(pattern(5000))));
   });
 
+  it('hashes on workers that run the hashing-only module', async () => {
+    configureParallel({ workers: 2, threshold: 0, pieceLength: 64 * 1024, helpWhileStarting: false });
+    expect(toHex(await hashParallel(pattern(600_000)))).toBe(toHex(blake3(pattern(600_000))));
+    expect(parallelStatus().jobs).toBeGreaterThan(0);
+  });
+
   it('refuses to replace the module while a hasher holds state in it, and hashes on', async () => {
     const hasher = createHasher().update(pattern(3000));
-    await expect(initBao({ backend: b3.backend } as never)).rejects.toThrow(
-      /hashers or workers now use it; call init\(\) from 'blake3-kit\/bao' first/,
-    );
+    await expect(initBao({ backend: b3.backend } as never)).rejects.toThrow(/hashers hold state in it; call init\(\) from 'blake3-kit\/bao' first/);
     expect(toHex(hasher.update(pattern(100, 3000)).digest())).toBe(toHex(blake3(pattern(3100))));
     hasher.dispose();
   });
@@ -40,5 +44,11 @@ describe.sequential('blake3-kit, then blake3-kit/bao', () => {
     expect(toHex(root)).toBe(toHex(blake3(content)));
     expect(baoDecode(encoding, root)).toEqual(content);
     expect(toHex(createHasher().update(content).digest())).toBe(toHex(blake3(content)));
+    // The pool started on the old module restarts on the new one, whose
+    // workers have the exports Bao encoding needs.
+    const big = pattern(600_000);
+    const parallel = await baoEncodeParallel(big);
+    expect(parallel.encoding).toEqual(baoEncode(big).encoding);
+    expect(parallelStatus().jobs).toBeGreaterThan(0);
   });
 });
