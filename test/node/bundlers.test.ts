@@ -23,12 +23,25 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
 // The app every row builds; `init` is what the README tells that bundler's users to write.
-const app = (init: string) => `import { configureParallel, hashParallel, init, parallelStatus, toHex } from 'blake3-kit';
+// It hashes on workers with 'blake3-kit' (the hashing-only module), then
+// Bao-encodes on workers with 'blake3-kit/bao', whose init() replaces the
+// module: both entries, both modules and the worker emitted for each.
+const app = (init: string, baoInit: string) => `import { configureParallel, hashParallel, init, parallelStatus, toHex } from 'blake3-kit';
+import { baoEncode, baoEncodeParallel, init as initBao } from 'blake3-kit/bao';
 
 await init(${init});
 configureParallel({ workers: 2, threshold: 0, helpWhileStarting: false });
 const input = new Uint8Array(4 << 20).map((_, i) => i * 7);
-window.report = { digest: toHex(await hashParallel(input)), status: parallelStatus() };
+const digest = toHex(await hashParallel(input));
+const status = parallelStatus();
+await initBao(${baoInit});
+const outboard = await baoEncodeParallel(input, { outboard: true });
+const serial = baoEncode(input, { outboard: true }).encoding;
+window.report = {
+  digest,
+  status,
+  bao: { hash: toHex(outboard.hash), sameAsSerial: outboard.encoding.length === serial.length && outboard.encoding.every((b, i) => b === serial[i]), status: parallelStatus() },
+};
 `;
 const PAGE = '<!doctype html><script type="module" src="./app.js"></script>';
 const INPUT = new Uint8Array(4 << 20).map((_, i) => i * 7);
@@ -42,8 +55,9 @@ const CSP = cspWith([]);
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
 
 interface Row {
-  /** The app's init(...) arguments. */
+  /** The app's init(...) arguments, and its blake3-kit/bao init's (by default the same). */
   init: string;
+  baoInit?: string;
   /** Builds the app in `dir` (package installed, app.js and index.html
    * written); returns the folder to serve. */
   build(dir: string): string;
@@ -64,7 +78,9 @@ const ROWS: Record<string, Row> = {
   // to copy worker.js and both .wasm files next to the bundle.
   esbuild: {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: source text of the app, not a template
-    init: '{ source: (flavour) => new URL(`./blake3-kit-${flavour}.wasm`, import.meta.url) }',
+    init: '{ source: (flavour) => new URL(`./blake3-kit-hash-${flavour}.wasm`, import.meta.url) }',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: source text of the app, not a template
+    baoInit: '{ source: (flavour) => new URL(`./blake3-kit-${flavour}.wasm`, import.meta.url) }',
     build(dir) {
       execFileSync(bin('esbuild'), ['app.js', '--bundle', '--format=esm', '--outdir=public', '--log-level=warning'], { cwd: dir });
       const site = join(dir, 'public');
@@ -145,12 +161,12 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A fresh project with the tarball installed and the app written. */
-function consumer(name: string, init: string): string {
+function consumer(name: string, init: string, baoInit = init): string {
   const project = join(dir, name);
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project, stdio: 'ignore' });
-  writeFileSync(join(project, 'app.js'), app(init));
+  writeFileSync(join(project, 'app.js'), app(init, baoInit));
   writeFileSync(join(project, 'index.html'), PAGE);
   return project;
 }
@@ -167,6 +183,8 @@ function expectWorkersRan({ report, warnings, errors }: Loaded): void {
   expect(report.digest).toBe(expected);
   expect(report.status).toMatchObject({ started: 2, broken: undefined });
   expect(report.status.jobs).toBeGreaterThan(0);
+  expect(report.bao).toMatchObject({ hash: expected, sameAsSerial: true, status: { started: 2, broken: undefined } });
+  expect(report.bao.status.jobs).toBeGreaterThan(0);
 }
 
 // Node's projects all run test/node/; one Chromium run of these rows is enough.
@@ -175,7 +193,7 @@ const simd = inject('flavour') === 'simd';
 describe.runIf(simd).each(Object.entries(ROWS))('%s, following the README', (name, row) => {
   let site: string;
   beforeAll(() => {
-    site = row.build(consumer(name, row.init));
+    site = row.build(consumer(name, row.init, row.baoInit));
   }, 120_000);
 
   const csp = () => (row.scriptSources ? cspWith(row.scriptSources(site)) : CSP);
@@ -184,21 +202,27 @@ describe.runIf(simd).each(Object.entries(ROWS))('%s, following the README', (nam
 
   it('hashes right on workers, under a strict CSP', async () => expectWorkersRan(await served(site, csp(), open)), 60_000);
 
-  it('without its worker file, warns once and still hashes right on one thread', async () => {
+  it('without its worker file, warns once per pool and still hashes right on one thread', async () => {
     const bare = `${site}-no-worker`;
     const isWorker = row.isWorker ?? namedWorker;
     copyTree(site, bare, (file) => !isWorker(file, readFileSync(join(site, file), 'utf8')));
     const { report, warnings } = await served(bare, csp(), open);
     expect(report.digest).toBe(expected);
     expect(report.status).toMatchObject({ jobs: 0, broken: expect.stringMatching(/workers keep failing to start/) });
-    expect(warnings).toEqual([report.status.broken]);
+    expect(report.bao).toMatchObject({ hash: expected, sameAsSerial: true, status: { jobs: 0, broken: report.status.broken } });
+    // Once per pool: the one on the hashing-only module, and the one the
+    // bao entry's module started.
+    expect(warnings).toEqual([report.status.broken, report.status.broken]);
   }, 60_000);
 });
 
 // What Vite, webpack, Parcel and Rollup's import-meta-assets look for, as
 // one expression in the shipped file (a minifier could split it).
 it.runIf(simd)('dist/browser.js starts its workers with the literal new Worker(new URL(...), { type: module })', () => {
-  const shipped = readFileSync(join(root, 'dist', 'browser.js'), 'utf8');
+  // In the entry or a chunk of the code both browser entries share.
+  const entry = readFileSync(join(root, 'dist', 'browser.js'), 'utf8');
+  const chunks = [...entry.matchAll(/from"\.\/(shared-[\w-]+\.js)"/g)].map(([, chunk]) => readFileSync(join(root, 'dist', chunk!), 'utf8'));
+  const shipped = [entry, ...chunks].find((code) => code.includes('new Worker(')) ?? '';
   expect(shipped).toMatch(/new Worker\(new URL\(["'`]\.\/worker\.js["'`], ?import\.meta\.url\), ?\{ ?type: ?["'`]module["'`] ?\}\)/);
 });
 
@@ -238,7 +262,8 @@ function copyTree(from: string, to: string, keep: (relative: string) => boolean,
   }
 }
 
-type Report = { digest: string; status: { started: number; jobs: number; broken?: string } };
+type Status = { started: number; jobs: number; broken?: string };
+type Report = { digest: string; status: Status; bao: { hash: string; sameAsSerial: boolean; status: Status } };
 type Loaded = { report: Report; warnings: string[]; errors: string[] };
 
 /** Loads `url` in Chromium: what the page reported, with the console's
