@@ -37,8 +37,9 @@ export interface HasherEngine<State = unknown> {
 export interface TreeOps {
   /** The non-root chaining value of `bytes` (checked: non-empty, within
    * the subtree at that offset), which start at input byte
-   * `offsetHi * 2^32 + offsetLo` (a chunk boundary). */
-  subtreeChainingValue(mode: Mode, key: Uint8Array | undefined, offsetLo: number, offsetHi: number, bytes: Uint8Array): Uint8Array;
+   * `offsetHi * 2^32 + offsetLo` (a chunk boundary). The public
+   * subtreeChainingValue checks its arguments and calls this. */
+  chainingValueAt(mode: Mode, key: Uint8Array | undefined, offsetLo: number, offsetHi: number, bytes: Uint8Array): Uint8Array;
   /** The parent of two 32-byte chaining values: its chaining value, or
    * `length` bytes of root output. */
   mergeSubtrees(mode: Mode, key: Uint8Array | undefined, left: Uint8Array, right: Uint8Array, root: boolean, length: number): Uint8Array;
@@ -48,20 +49,23 @@ export interface TreeOps {
   chunkChainingValues(mode: Mode, key: Uint8Array | undefined, counterLo: number, counterHi: number, bytes: Uint8Array): Uint8Array;
   /** Parent chaining values (never roots) of 64-byte (left, right) records. */
   parentChainingValues(mode: Mode, key: Uint8Array | undefined, records: Uint8Array): Uint8Array;
-  /** The pre-order Bao tree of `content` (leaves of 2^chunkLog chunks, the
-   * content in place when `combined`) into all of `out`; returns the root
-   * hash (`root`), else the chaining value of `content` as the subtree from
-   * chunk `first`. */
-  preOrder(
-    mode: Mode,
-    key: Uint8Array | undefined,
-    content: Uint8Array,
-    first: number,
-    chunkLog: number,
-    combined: boolean,
-    root: boolean,
-    out: Uint8Array,
-  ): Uint8Array;
+  /** The pre-order Bao tree of `content` into all of `out`; returns the
+   * root hash, or the chaining value of `content` as a subtree. */
+  preOrder(mode: Mode, key: Uint8Array | undefined, content: Uint8Array, out: Uint8Array, options: PreOrderOptions): Uint8Array;
+}
+
+/** How TreeOps.preOrder writes a tree. */
+export interface PreOrderOptions {
+  /** Leaves of 2^chunkLog chunks: 0 for the bao crate, 4 for iroh's groups. */
+  chunkLog: number;
+  /** The leaves' bytes in place between the parents (a combined
+   * encoding), or the parents alone (an outboard). */
+  combined: boolean;
+  /** `content` is the whole input: return its root hash. Else it is the
+   * subtree from chunk `firstChunk`: return its chaining value. */
+  root: boolean;
+  /** Where a subtree (`root` false) starts, in chunks. */
+  firstChunk: number;
 }
 
 /** The inputs of a hashMany call, checked: one buffer of `itemLength`-byte

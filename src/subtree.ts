@@ -56,7 +56,7 @@ export function subtreeChainingValue(input: Input, options?: SubtreeOptions): Ui
     throw new RangeError(`blake3-kit: the subtree at offset ${offset} holds at most ${max} bytes; input has ${bytes.length}`);
   }
   toPosition(offset + BigInt(bytes.length), 'options.offset + input length');
-  return treeOps().subtreeChainingValue(mode, key, Number(BigInt.asUintN(32, offset)), Number(offset >> 32n), bytes);
+  return treeOps().chainingValueAt(mode, key, Number(BigInt.asUintN(32, offset)), Number(offset >> 32n), bytes);
 }
 
 /** The chaining value of the parent of two subtrees (`left` first). */

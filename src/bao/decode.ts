@@ -15,8 +15,9 @@ import { toBytes } from '../input.js';
 import { sameBytes } from './equal.js';
 import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
-import { blockLength, copyOf, HEADER_LEN, parentsLength } from './tree.js';
-import { CHUNK_LEN, leftSubtreeLength, PARENT_LEN } from '../tree/geometry.js';
+import { copyOf, HEADER_LEN } from './tree.js';
+import { CHUNK_LEAVES, CHUNK_LEN, PARENT_LEN } from '../tree/geometry.js';
+import { parentOffsetIn, parentsInPreOrder } from '../tree/walk.js';
 
 /** The encoding does not match the hash, or is malformed (truncated, extra
  * bytes, a length header that disagrees with it). */
@@ -56,8 +57,7 @@ export function baoDecode(encoding: ArrayBufferView | ArrayBufferLike, hash: Arr
   const bytes = toBytes(encoding, 'encoding');
   const root = checkHash(hash);
   const length = readHeader(bytes, 'encoding');
-  const block = blockLength(0);
-  if (bytes.length !== HEADER_LEN + parentsLength(length, block) + length) {
+  if (bytes.length !== HEADER_LEN + CHUNK_LEAVES.parentsLength(length) + length) {
     throw new BaoVerifyError(`encoding is ${bytes.length} bytes, which its length header does not account for`);
   }
   return verifySubtree(bytes, HEADER_LEN, 0, length, root, true, undefined).content;
@@ -73,8 +73,7 @@ export function baoDecodeOutboard(
   const tree = copyOf(toBytes(outboard, 'outboard'));
   const root = checkHash(hash);
   const length = readHeader(tree, 'outboard');
-  const block = blockLength(0);
-  if (length !== data.length || tree.length !== HEADER_LEN + parentsLength(length, block)) {
+  if (length !== data.length || tree.length !== HEADER_LEN + CHUNK_LEAVES.parentsLength(length)) {
     throw new BaoVerifyError('content and outboard do not agree with the length header');
   }
   return verifySubtree(tree, HEADER_LEN, 0, length, root, true, copyOf(data)).content;
@@ -103,7 +102,7 @@ export function verifySubtree(
   isRoot: boolean,
   content: Uint8Array | undefined,
 ): { content: Uint8Array; end: number } {
-  const parents = parentsLength(size, blockLength(0)) / PARENT_LEN;
+  const parents = CHUNK_LEAVES.parentsLength(size) / PARENT_LEN;
   const found = new Uint8Array(parents * PARENT_LEN);
   let out: Uint8Array;
   let stored: Float64Array | undefined;
@@ -113,7 +112,7 @@ export function verifySubtree(
     stored = new Float64Array(parents);
     end = extractLeaves(tree, start, size, out, stored);
   } else out = content;
-  const top = treeOps().preOrder(MODE_HASH, undefined, out, offset / CHUNK_LEN, 0, false, isRoot, found);
+  const top = treeOps().preOrder(MODE_HASH, undefined, out, found, { chunkLog: 0, combined: false, root: isRoot, firstChunk: offset / CHUNK_LEN });
   if (!sameBytes(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`, offset);
   const bad = stored === undefined ? firstDifferentParent(tree, start, found) : firstDifferentStored(tree, start, stored, found);
   if (bad >= 0) {
@@ -127,27 +126,19 @@ export function verifySubtree(
  * into `out` (runs of adjacent leaves at once) and records where each
  * parent is stored; returns where the encoding ends. */
 function extractLeaves(tree: Uint8Array, start: number, size: number, out: Uint8Array, stored: Float64Array): number {
-  let cursor = start;
-  let parent = 0;
+  // In pre-order, the k-th parent (from 0) of the subtree at content byte
+  // `offset` is stored after `offset` content bytes and k parents.
+  const parents = parentsInPreOrder(CHUNK_LEAVES, size, stored);
   let runFrom = start;
-  let runAt = 0;
-  const walk = (at: number, length: number): void => {
-    if (length <= CHUNK_LEN) {
-      cursor += length;
-      return;
-    }
-    if (cursor > runFrom) out.set(tree.subarray(runFrom, cursor), runAt);
-    stored[parent++] = cursor;
-    cursor += PARENT_LEN;
-    runFrom = cursor;
-    runAt = at;
-    const left = leftSubtreeLength(length);
-    walk(at, left);
-    walk(at + left, length - left);
-  };
-  walk(0, size);
-  if (cursor > runFrom) out.set(tree.subarray(runFrom, cursor), runAt);
-  return cursor;
+  for (let parent = 0; parent < parents; parent++) {
+    const at = start + stored[parent]! + parent * PARENT_LEN;
+    if (at > runFrom) out.set(tree.subarray(runFrom, at), runFrom - start - parent * PARENT_LEN);
+    stored[parent] = at;
+    runFrom = at + PARENT_LEN;
+  }
+  const end = start + size + parents * PARENT_LEN;
+  if (end > runFrom) out.set(tree.subarray(runFrom, end), runFrom - start - parents * PARENT_LEN);
+  return end;
 }
 
 /** The index of the first of `found`'s parents that differs from those
@@ -191,17 +182,5 @@ function firstDifferentStored(tree: Uint8Array, start: number, stored: Float64Ar
 /** The content offset (within the subtree) of its `index`-th parent in
  * pre-order; only for the message of a failed check. */
 function parentOffset(size: number, index: number): number {
-  let seen = 0;
-  let result = 0;
-  const walk = (at: number, length: number): boolean => {
-    if (length <= CHUNK_LEN) return false;
-    if (seen++ === index) {
-      result = at;
-      return true;
-    }
-    const left = leftSubtreeLength(length);
-    return walk(at, left) || walk(at + left, length - left);
-  };
-  walk(0, size);
-  return result;
+  return parentOffsetIn(CHUNK_LEAVES, size, index);
 }

@@ -11,8 +11,8 @@ import { abortable } from '../parallel/promises.js';
 import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../stream-source.js';
 import type { StreamChunkValues } from '../parallel/api.js';
 import { baoEncodeStream } from './encode-stream.js';
-import { blockLength, concat, copyOf, HEADER_LEN } from './tree.js';
-import { CHUNK_LEN } from '../tree/geometry.js';
+import { concat, copyOf, HEADER_LEN } from './tree.js';
+import { CHUNK_LEAVES, CHUNK_LEN } from '../tree/geometry.js';
 
 const CV_LEN = 32;
 
@@ -127,6 +127,6 @@ function fromChunkValues(values: Uint8Array[], length: number, content: Uint8Arr
   const { levels, top } = levelsAbove(chunks, true);
   const encoding = new Uint8Array(baoEncodedLength(length, { outboard: content === undefined }));
   new DataView(encoding.buffer).setBigUint64(0, BigInt(length), true);
-  writePreOrder(levels, length, blockLength(0), encoding, HEADER_LEN, content);
+  writePreOrder(levels, length, CHUNK_LEAVES, encoding, HEADER_LEN, content);
   return { encoding, hash: top };
 }

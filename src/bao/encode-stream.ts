@@ -10,8 +10,8 @@ import { type BaoEncodeOptions, type BaoEncoding, baoEncodedLength, writePreOrde
 import { levelsAbove } from './levels.js';
 import { readSource } from '../stream-source.js';
 import type { ByteSource } from './stream.js';
-import { blockLength, concat, copyOf, HEADER_LEN, leafRootHash } from './tree.js';
-import { CHUNK_LEN, high32, low32 } from '../tree/geometry.js';
+import { concat, copyOf, HEADER_LEN, leafRootHash } from './tree.js';
+import { CHUNK_LEAVES, CHUNK_LEN, high32, low32 } from '../tree/geometry.js';
 
 export interface BaoEncodeStreamOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}
 
@@ -75,6 +75,6 @@ export async function baoEncodeStream(source: ByteSource | Blob, options?: BaoEn
   }
   if (pendingLength > 0) hashPending(pendingLength);
   const { levels, top } = levelsAbove(values.subarray(0, valuesLength), true);
-  writePreOrder(levels, total, blockLength(0), encoding, HEADER_LEN, whole);
+  writePreOrder(levels, total, CHUNK_LEAVES, encoding, HEADER_LEN, whole);
   return { encoding, hash: top };
 }

@@ -6,8 +6,9 @@
 import { HASH_MODE, type ModeKey } from '../modes.js';
 import { checkOptions, toBytes, type Input } from '../input.js';
 import { treeOps } from '../tree-ops.js';
-import { blockLength, HEADER_LEN, parentsLength } from './tree.js';
-import { CHUNK_LEN } from '../tree/geometry.js';
+import { HEADER_LEN } from './tree.js';
+import { type BlockSize, CHUNK_LEAVES, CHUNK_LEN, heightOf, leftSubtreeLength, PARENT_LEN } from '../tree/geometry.js';
+import { parentsInPreOrder } from '../tree/walk.js';
 
 export interface BaoEncodeOptions {
   /** Leave the content out: header and parents only. */
@@ -32,7 +33,7 @@ export function baoEncodedLength(length: number, options?: BaoEncodeOptions): nu
   const outboard = options?.outboard;
   if (outboard !== undefined && typeof outboard !== 'boolean')
     throw new TypeError(`blake3-kit: options.outboard must be a boolean; got ${outboard === null ? 'null' : typeof outboard}`);
-  return HEADER_LEN + parentsLength(length, blockLength(0)) + (options?.outboard ? 0 : length);
+  return HEADER_LEN + CHUNK_LEAVES.parentsLength(length) + (options?.outboard ? 0 : length);
 }
 
 /** The Bao encoding of `input` and its root hash. */
@@ -42,45 +43,48 @@ export function baoEncode(input: Input, options?: BaoEncodeOptions): BaoEncoding
   const outboard = options?.outboard === true;
   const encoding = new Uint8Array(baoEncodedLength(content.length, options));
   new DataView(encoding.buffer).setBigUint64(0, BigInt(content.length), true);
-  const hash = encodeTree(content, blockLength(0), encoding, HEADER_LEN, outboard);
+  const hash = encodeTree(content, CHUNK_LEAVES, encoding, HEADER_LEN, outboard);
   return { encoding, hash };
 }
 
 /**
- * Writes the pre-order tree of `content` (leaves of `block` bytes) into
- * `out` from `start`, with the leaves in place unless `outboard`; returns
- * the root hash. One pass of the backend's (wasm/pre-order.ts, the addon's
+ * Writes the pre-order tree of `content` (leaves of `block`) into `out`
+ * from `start`, with the leaves in place unless `outboard`; returns the root
+ * hash. One pass of the backend's (wasm/pre-order.ts, the addon's
  * outboard.rs).
  */
 export function encodeTree(
   content: Uint8Array,
-  block: number,
+  block: BlockSize,
   out: Uint8Array,
   start: number,
   outboard: boolean,
   hashing: ModeKey = HASH_MODE,
 ): Uint8Array {
-  return treeOps().preOrder(hashing.mode, hashing.key, content, 0, Math.log2(block / CHUNK_LEN), !outboard, true, out.subarray(start));
+  return treeOps().preOrder(hashing.mode, hashing.key, content, out.subarray(start), {
+    chunkLog: block.chunkLog,
+    combined: !outboard,
+    root: true,
+    firstChunk: 0,
+  });
 }
 
 /**
  * Writes the parents of a tree over `length` bytes from its `levels` into
  * `out` from `start`, in pre-order, with the leaves of `content` in place
- * when it is given. In whole chunks and bit arithmetic, the values copied as
- * 32-bit words where everything is aligned (always, for the encodings made
- * here): the walk by byte offsets, copying bytes, took 2.8 of 12.5 ms of a
- * 16 MiB outboard encode (--cpu-prof, wasm-simd).
+ * when it is given. The values copied as 32-bit words where everything is
+ * aligned (always, for the encodings made here): copying bytes, the walk
+ * took 2.8 of 12.5 ms of a 16 MiB outboard encode (--cpu-prof, wasm-simd).
  */
-export function writePreOrder(levels: Uint8Array[], length: number, block: number, out: Uint8Array, start: number, content?: Uint8Array): void {
-  const blockChunks = block / CHUNK_LEN;
+export function writePreOrder(levels: Uint8Array[], length: number, block: BlockSize, out: Uint8Array, start: number, content?: Uint8Array): void {
   const aligned = out.byteOffset % 4 === 0 && start % 4 === 0 && levels.every((level) => level.byteOffset % 4 === 0);
   const outWords = aligned ? new Uint32Array(out.buffer, out.byteOffset, out.length >> 2) : undefined;
   const levelWords = aligned ? levels.map((level) => new Uint32Array(level.buffer, level.byteOffset, level.length >> 2)) : undefined;
   let cursor = start;
   const copyValue = (first: number, chunks: number): void => {
     // A subtree of `chunks` chunks from chunk `first` is at level
-    // ceil(log2(chunks)), at index first / 2^level (levels.ts).
-    const height = chunks === 1 ? 0 : 32 - Math.clz32(chunks - 1);
+    // heightOf(chunks), at index first / 2^level (levels.ts).
+    const height = heightOf(chunks);
     const index = Math.floor(first / 2 ** height);
     if (outWords !== undefined) {
       const words = levelWords![height]!;
@@ -93,21 +97,27 @@ export function writePreOrder(levels: Uint8Array[], length: number, block: numbe
     const level = levels[height]!;
     for (let i = 0; i < 32; i++) out[cursor++] = level[32 * index + i]!;
   };
-  // `chunks` chunks from chunk `first`, `size` bytes (the last chunk may be short).
-  const subtree = (first: number, chunks: number, size: number): void => {
-    if (chunks <= blockChunks) {
-      if (content !== undefined) {
-        out.set(content.subarray(first * CHUNK_LEN, first * CHUNK_LEN + size), cursor);
-        cursor += size;
-      }
-      return;
+  // The k-th parent (from 0) at content byte `offset` goes after k parents
+  // and, in a combined encoding, `offset` content bytes; the leaves fill the gaps.
+  const count = Math.max(0, block.leaves(length) - 1);
+  const offsets = new Float64Array(count);
+  const sizes = new Float64Array(count);
+  parentsInPreOrder(block, length, offsets, sizes);
+  let copied = 0;
+  for (let parents = 0; parents < count; parents++) {
+    const offset = offsets[parents]!;
+    const size = sizes[parents]!;
+    const left = leftSubtreeLength(size);
+    cursor = start + parents * PARENT_LEN;
+    if (content !== undefined) {
+      if (offset > copied) out.set(content.subarray(copied, offset), cursor + copied);
+      copied = offset;
+      cursor += offset;
     }
-    const left = 2 ** (31 - Math.clz32(chunks - 1)); // the largest power of two below `chunks`
-    copyValue(first, left);
-    copyValue(first + left, chunks - left);
-    // An outboard has nothing to write for a leaf: no call for one.
-    if (content !== undefined || left > blockChunks) subtree(first, left, left * CHUNK_LEN);
-    if (content !== undefined || chunks - left > blockChunks) subtree(first + left, chunks - left, size - left * CHUNK_LEN);
-  };
-  subtree(0, Math.max(1, Math.ceil(length / CHUNK_LEN)), length);
+    const first = offset / CHUNK_LEN;
+    const leftChunks = left / CHUNK_LEN;
+    copyValue(first, leftChunks);
+    copyValue(first + leftChunks, Math.ceil(size / CHUNK_LEN) - leftChunks);
+  }
+  if (content !== undefined && length > copied) out.set(content.subarray(copied, length), start + count * PARENT_LEN + copied);
 }

@@ -12,7 +12,8 @@ import { abortable } from '../parallel/promises.js';
 import { chunkBytes, readSource, type SourceIterator } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
 import { baoDecodeSlice, checkRange, sliceChunks, sliceOf } from './slice.js';
-import { blockLength, HEADER_LEN, parentsLength } from './tree.js';
+import { HEADER_LEN } from './tree.js';
+import { CHUNK_LEAVES } from '../tree/geometry.js';
 
 /** The largest outboard fetched by URL unless options.maxOutboardBytes says
  * otherwise: 64 MiB, the outboard of 1 GiB of content. */
@@ -62,8 +63,7 @@ export async function baoFetchRange(url: string | URL, hash: ArrayBufferView | A
       ? await fetchOutboard(get, options.outboard, signal, maxOutboard)
       : toBytes(options.outboard, 'options.outboard');
   const total = readHeader(outboard, 'outboard');
-  if (outboard.length !== HEADER_LEN + parentsLength(total, blockLength(0)))
-    throw new BaoVerifyError('outboard does not agree with its length header');
+  if (outboard.length !== HEADER_LEN + CHUNK_LEAVES.parentsLength(total)) throw new BaoVerifyError('outboard does not agree with its length header');
   const start = options.start ?? 0;
   const length = options.length ?? Math.max(0, total - start);
   checkRange(start, length);
@@ -109,7 +109,7 @@ async function fetchOutboard(get: typeof fetch, url: string | URL, signal: Abort
     const body = bodyReader(iterator);
     const header = new Uint8Array(HEADER_LEN);
     const total = readHeader(header.subarray(0, await body.fill(header)), 'outboard');
-    const size = HEADER_LEN + parentsLength(total, blockLength(0));
+    const size = HEADER_LEN + CHUNK_LEAVES.parentsLength(total);
     if (size > max) {
       throw new RangeError(
         `blake3-kit: the outboard declares ${total} bytes of content, whose outboard (${size} bytes) is over options.maxOutboardBytes (${max})`,

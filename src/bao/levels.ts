@@ -8,7 +8,7 @@
 import { HASH_MODE, type ModeKey } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
 import { leafRootHash } from './tree.js';
-import { CHUNK_LEN, high32, leftSubtreeLength, low32 } from '../tree/geometry.js';
+import { CHUNK_LEN, heightOf, high32, low32 } from '../tree/geometry.js';
 
 export interface TreeLevels {
   /** levels[k]: the chaining values (32 bytes each) of the subtrees of
@@ -51,7 +51,7 @@ export function levelsAbove(chunks: Uint8Array, isRoot: boolean, hashing: ModeKe
  * `offset` is: its level, and its byte position in that level. */
 function locate(offset: number, size: number): [height: number, at: number] {
   const chunks = Math.ceil(size / CHUNK_LEN);
-  const height = 32 - Math.clz32(chunks - 1); // ceil(log2(chunks)); chunks < 2^32
+  const height = heightOf(chunks);
   return [height, 32 * Math.floor(offset / CHUNK_LEN / 2 ** height)];
 }
 
@@ -60,23 +60,6 @@ function locate(offset: number, size: number): [height: number, at: number] {
 export function subtreeValue(levels: Uint8Array[], offset: number, size: number): Uint8Array {
   const [height, at] = locate(offset, size);
   return levels[height]!.subarray(at, at + 32);
-}
-
-/**
- * Calls `visit` for every parent of a tree over `length` bytes with leaves
- * of `block` bytes, in pre-order (parent first) or post-order (children
- * first), with the bytes its subtree covers and where they split.
- */
-export function forEachParent(length: number, block: number, post: boolean, visit: (offset: number, size: number, left: number) => void): void {
-  const subtree = (offset: number, size: number): void => {
-    if (size <= block) return;
-    const left = leftSubtreeLength(size);
-    if (!post) visit(offset, size, left);
-    subtree(offset, left);
-    subtree(offset + left, size - left);
-    if (post) visit(offset, size, left);
-  };
-  subtree(0, length);
 }
 
 /** Writes the 64 bytes of a parent node (its children's chaining values)

@@ -6,10 +6,11 @@
 import type { ModeKey } from '../modes.js';
 import { BaoVerifyError, checkHash } from './decode.js';
 import { sameBytes } from './equal.js';
-import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
+import { type Boundaries, boundariesOf, truncate } from '../tree/ranges.js';
 import { chunkLogOf } from './tree-outboard.js';
 import { leafValue, parentChainingValue, treeHashingOf } from './tree.js';
-import { CHUNK_LEN, PARENT_LEN } from '../tree/geometry.js';
+import { BlockSize, PARENT_LEN } from '../tree/geometry.js';
+import { expectedValue, NodeWalk } from '../tree/walk.js';
 
 /** A verified piece of the content: whole chunks, or a whole group. */
 export interface VerifiedPiece {
@@ -50,31 +51,24 @@ export function rangeRequest(hash: unknown, size: unknown, ranges: unknown, opti
  * halves are what the children are checked against): both must be the
  * decoder's own copies, not the caller's memory. */
 export function* rangeWalk({ root, size, query, minLevel, hashing }: RangeRequest): Generator<WalkStep, void, Uint8Array | undefined> {
-  function* walk(
-    start: number,
-    length: number,
-    isRoot: boolean,
-    query: Boundaries,
-    expected: Uint8Array,
-  ): Generator<WalkStep, void, Uint8Array | undefined> {
-    if (query.length === 0) return;
-    const offset = start * CHUNK_LEN;
-    const { mid, level } = length > CHUNK_LEN ? shape(length) : { mid: 0, level: -1 };
-    if (length <= CHUNK_LEN || (isAll(query) && level < minLevel)) {
+  const nodes: Uint8Array[] = [];
+  const walk = new NodeWalk(BlockSize.of(minLevel), { openPartial: true }).start(size, query);
+  while (walk.next()) {
+    if (!walk.wanted) continue;
+    const { offset, size: length, isRoot } = walk;
+    const expected = expectedValue(walk, nodes, root);
+    if (walk.isLeaf) {
       const bytes = yield { read: length, offset };
       if (bytes === undefined) throw new BaoVerifyError(`the encoding ends early, in the content at byte ${offset}`, offset);
       if (!sameBytes(leafValue(bytes, offset, isRoot, hashing), expected))
         throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       yield { piece: { offset, bytes } };
-      return;
+      continue;
     }
     const node = yield { read: PARENT_LEN, offset };
     if (node === undefined) throw new BaoVerifyError(`the encoding ends early, at the node for byte ${offset}`, offset);
     if (!sameBytes(parentChainingValue(node, isRoot, hashing), expected))
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
-    const [left, right] = splitInner(query, start, start + mid);
-    yield* walk(start, mid * CHUNK_LEN, false, left, node.subarray(0, 32));
-    yield* walk(start + mid, length - mid * CHUNK_LEN, false, right, node.subarray(32, 64));
+    nodes[walk.depth] = node;
   }
-  yield* walk(0, size, true, query, root);
 }

@@ -12,8 +12,9 @@
 import { toBytes } from '../input.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
 import { sameBytes } from './equal.js';
-import { blockLength, concat, copyOf, HEADER_LEN, leafValue, parentChainingValue, parentsLength } from './tree.js';
-import { leftSubtreeLength, PARENT_LEN } from '../tree/geometry.js';
+import { concat, copyOf, HEADER_LEN, leafValue, parentChainingValue } from './tree.js';
+import { CHUNK_LEAVES, PARENT_LEN } from '../tree/geometry.js';
+import { expectedValue, NodeWalk } from '../tree/walk.js';
 
 type Bytes = ArrayBufferView | ArrayBufferLike;
 
@@ -36,30 +37,33 @@ export function baoDecodeSlice(slice: Bytes, hash: Bytes, start: number, length:
   checkRange(start, length);
   const total = readHeader(bytes, 'slice');
   const { from, to, empty } = sliceRange(total, start, length);
-  const block = blockLength(0);
   const parts: Uint8Array[] = [];
   let cursor = HEADER_LEN;
   const take = (count: number) => {
     if (cursor + count > bytes.length) throw new BaoVerifyError('slice is truncated');
     return bytes.subarray(cursor, (cursor += count));
   };
-  const subtree = (offset: number, size: number, expected: Uint8Array, isRoot: boolean): void => {
-    if (total > 0 && (offset + size <= from || to <= offset)) return;
-    if (size <= block) {
+  const nodes: Uint8Array[] = [];
+  const walk = new NodeWalk(CHUNK_LEAVES).start(total);
+  while (walk.next()) {
+    const { offset, size, isRoot } = walk;
+    if (total > 0 && (offset + size <= from || to <= offset)) {
+      walk.skip();
+      continue;
+    }
+    const expected = expectedValue(walk, nodes, root);
+    if (walk.isLeaf) {
       const leaf = take(size);
       const found = leafValue(leaf, offset, isRoot);
       if (!sameBytes(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       if (!empty) parts.push(leaf.subarray(Math.max(0, from - offset), Math.min(size, to - offset)));
-      return;
+      continue;
     }
     const node = take(PARENT_LEN);
     if (!sameBytes(parentChainingValue(node, isRoot), expected))
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
-    const left = leftSubtreeLength(size);
-    subtree(offset, left, node.subarray(0, 32), false);
-    subtree(offset + left, size - left, node.subarray(32, 64), false);
-  };
-  subtree(0, total, root, true);
+    nodes[walk.depth] = node;
+  }
   if (cursor !== bytes.length) throw new BaoVerifyError('slice has bytes past its last node');
   return concat(parts);
 }
@@ -68,7 +72,7 @@ function extract(tree: Uint8Array, content: Uint8Array | undefined, start: numbe
   checkRange(start, length);
   const what = content === undefined ? 'encoding' : 'outboard';
   const total = readHeader(tree, what);
-  const expected = HEADER_LEN + parentsLength(total, blockLength(0)) + (content === undefined ? total : 0);
+  const expected = HEADER_LEN + CHUNK_LEAVES.parentsLength(total) + (content === undefined ? total : 0);
   if (tree.length !== expected || (content !== undefined && content.length !== total)) {
     throw new BaoVerifyError(`${what} does not agree with its length header`);
   }
@@ -87,27 +91,20 @@ export function sliceOf(
   length: number,
 ): Uint8Array {
   const total = readHeader(tree, 'outboard');
-  const block = blockLength(0);
   const { from, to } = sliceRange(total, start, length);
   const parts: Uint8Array[] = [tree.subarray(0, HEADER_LEN)];
   let cursor = HEADER_LEN;
-  const subtree = (offset: number, size: number): void => {
+  const walk = new NodeWalk(CHUNK_LEAVES).start(total);
+  while (walk.next()) {
+    const { offset, size } = walk;
     if (offset + size <= from) {
       // Skipped: before the range, its nodes (and leaves) are passed over.
-      cursor += parentsLength(size, block) + (leafAt === undefined ? size : 0);
-      return;
-    }
-    if (to <= offset) return;
-    if (size <= block) {
-      parts.push(leafAt === undefined ? tree.subarray(cursor, (cursor += size)) : leafAt(offset, size));
-      return;
-    }
-    parts.push(tree.subarray(cursor, (cursor += PARENT_LEN)));
-    const left = leftSubtreeLength(size);
-    subtree(offset, left);
-    subtree(offset + left, size - left);
-  };
-  subtree(0, total);
+      cursor += CHUNK_LEAVES.parentsLength(size) + (leafAt === undefined ? size : 0);
+      walk.skip();
+    } else if (to <= offset) walk.skip();
+    else if (walk.isLeaf) parts.push(leafAt === undefined ? tree.subarray(cursor, (cursor += size)) : leafAt(offset, size));
+    else parts.push(tree.subarray(cursor, (cursor += PARENT_LEN)));
+  }
   return concat(parts);
 }
 
@@ -115,7 +112,7 @@ export function sliceOf(
  * chunks, [first, end), the final chunk when start is at or past the end. */
 export function sliceChunks(total: number, start: number, length: number): { first: number; end: number } {
   const { from, to } = sliceRange(total, start, length);
-  const block = blockLength(0);
+  const block = CHUNK_LEAVES.bytes;
   return { first: Math.floor(from / block) * block, end: Math.min(total, Math.ceil(to / block) * block) };
 }
 

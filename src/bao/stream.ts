@@ -14,8 +14,9 @@ import { toBytes } from '../input.js';
 import { type BodySource, type Pull, pullFrom } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
 import { sameBytes } from './equal.js';
-import { blockLength, copyOf, HEADER_LEN, leafValue, parentChainingValue, parentsLength } from './tree.js';
-import { leftSubtreeLength, PARENT_LEN } from '../tree/geometry.js';
+import { copyOf, HEADER_LEN, leafValue, parentChainingValue } from './tree.js';
+import { CHUNK_LEAVES, PARENT_LEN } from '../tree/geometry.js';
+import { expectedValue, NodeWalk } from '../tree/walk.js';
 
 /** Subtrees up to this size are read whole and verified in one batched
  * pass; above it, node by node (each leaf passed on as soon as it checks).
@@ -161,11 +162,12 @@ export function verifiedStream<T>(input: PieceReader, items: AsyncGenerator<T, v
 }
 
 async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: Uint8Array | undefined): AsyncGenerator<Uint8Array, void> {
-  const block = blockLength(0);
+  const block = CHUNK_LEAVES.bytes;
+  const parentsLength = (size: number) => CHUNK_LEAVES.parentsLength(size);
   const header = outboard ?? (await input.read(HEADER_LEN));
   if (header === undefined) throw new BaoVerifyError('encoding ended inside its 8-byte header');
   const length = readHeader(header, outboard === undefined ? 'encoding' : 'outboard');
-  if (outboard !== undefined && outboard.length !== HEADER_LEN + parentsLength(length, block)) {
+  if (outboard !== undefined && outboard.length !== HEADER_LEN + parentsLength(length)) {
     throw new BaoVerifyError('outboard does not agree with its length header');
   }
   let cursor = HEADER_LEN;
@@ -179,8 +181,12 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
     if (outboard!.length < cursor + count) throw new TypeError('blake3-kit: options.outboard was detached or shrunk while the stream read it');
   };
   // Holds a combined batch as it arrives; its leaves are copied out of it.
-  const scratch = new Uint8Array(outboard === undefined ? parentsLength(BATCH, block) + BATCH : 0);
-  async function* subtree(offset: number, size: number, expected: Uint8Array, isRoot: boolean): AsyncGenerator<Uint8Array, void> {
+  const scratch = new Uint8Array(outboard === undefined ? parentsLength(BATCH) + BATCH : 0);
+  const nodes: Uint8Array[] = [];
+  const walk = new NodeWalk(CHUNK_LEAVES).start(length);
+  while (walk.next()) {
+    const { offset, size, isRoot } = walk;
+    const expected = expectedValue(walk, nodes, root);
     if (!isRoot && size > block && size <= BATCH) {
       // The whole subtree at once, verified in one batched pass. An
       // outboard's content is read straight into the buffer passed on; a
@@ -191,35 +197,33 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
       // out of the pieces (~8 K small copies per 16 MiB).
       if (outboard === undefined) {
         // verifySubtree copies the leaves and parents out before hashing.
-        const encoded = await input.readView(parentsLength(size, block) + size, scratch);
+        const encoded = await input.readView(parentsLength(size) + size, scratch);
         if (encoded === undefined) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`, offset);
         yield verifySubtree(encoded, 0, offset, size, expected, false, undefined).content;
       } else {
         const leaves = new Uint8Array(size);
         if (!(await input.readInto(leaves))) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`, offset);
-        stored(parentsLength(size, block));
+        stored(parentsLength(size));
         cursor = verifySubtree(outboard, cursor, offset, size, expected, false, leaves).end;
         yield leaves;
       }
-      return;
+      walk.skip();
+      continue;
     }
-    if (size <= block) {
+    if (walk.isLeaf) {
       const leaf = await input.read(size);
       if (leaf === undefined) throw new BaoVerifyError(`encoding ended inside the content at byte ${offset}`, offset);
       if (!sameBytes(leafValue(leaf, offset, isRoot), expected)) {
         throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
       }
       if (size > 0) yield leaf;
-      return;
+      continue;
     }
     const node = await parent();
     if (node === undefined) throw new BaoVerifyError(`encoding ended inside a tree node above byte ${offset}`, offset);
     if (!sameBytes(parentChainingValue(node, isRoot), expected))
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
-    const left = leftSubtreeLength(size);
-    yield* subtree(offset, left, node.subarray(0, 32), false);
-    yield* subtree(offset + left, size - left, node.subarray(32, 64), false);
+    nodes[walk.depth] = node;
   }
-  yield* subtree(0, length, root, true);
   if (!(await input.atEnd())) throw new BaoVerifyError('encoding has bytes past its last node');
 }

@@ -11,13 +11,13 @@
 
 import type { ModeKey } from '../modes.js';
 import { checkOptions, toBytes, type Input } from '../input.js';
-import { treeOps } from '../tree-ops.js';
 import { BaoVerifyError, checkHash, firstDifferentParent } from './decode.js';
 import { encodeTree } from './encode.js';
 import { sameBytes } from './equal.js';
-import { forEachParent, isParent, treeLevels, writeParent } from './levels.js';
-import { blockLength, copyOf, parentsLength, treeHashingOf } from './tree.js';
-import { CHUNK_LEN, PARENT_LEN } from '../tree/geometry.js';
+import { isParent, treeLevels, writeParent } from './levels.js';
+import { copyOf, treeHashingOf } from './tree.js';
+import { BlockSize, PARENT_LEN } from '../tree/geometry.js';
+import { forEachParent, parentOffsetIn } from '../tree/walk.js';
 
 export interface BaoTreeOptions {
   /** log2 of the chunks per leaf group, 0 to 16; 4 (16 KiB) by default, as iroh. */
@@ -41,9 +41,8 @@ export function chunkLogOf(options: { chunkLog?: number } | undefined): number {
   return chunkLog;
 }
 
-function treeOptions(options: BaoTreeOptions | undefined): { block: number; post: boolean; hashing: ModeKey } {
-  const chunkLog = chunkLogOf(options);
-  return { block: blockLength(chunkLog), post: orderOf(options) === 'post', hashing: treeHashingOf(options) };
+function treeOptions(options: BaoTreeOptions | undefined): { block: BlockSize; post: boolean; hashing: ModeKey } {
+  return { block: BlockSize.of(chunkLogOf(options)), post: orderOf(options) === 'post', hashing: treeHashingOf(options) };
 }
 
 /** `options.order`, checked: 'pre' by default. */
@@ -57,7 +56,7 @@ export function orderOf(options: { order?: unknown } | undefined): 'pre' | 'post
 export function baoTreeOutboard(input: Input, options?: BaoTreeOptions): { outboard: Uint8Array; hash: Uint8Array } {
   const { block, post, hashing } = treeOptions(options);
   const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
-  const outboard = new Uint8Array(parentsLength(content.length, block));
+  const outboard = new Uint8Array(block.parentsLength(content.length));
   const hash = post ? postOrder(content, block, outboard, hashing) : encodeTree(content, block, outboard, 0, true, hashing);
   return { outboard, hash };
 }
@@ -73,19 +72,17 @@ export function baoTreeDecodeOutboard(
   const data = copyOf(toBytes(content, 'content'));
   const tree = copyOf(toBytes(outboard, 'outboard'));
   const root = checkHash(hash);
-  if (tree.length !== parentsLength(data.length, block)) throw new BaoVerifyError('outboard does not fit the content length');
+  if (tree.length !== block.parentsLength(data.length)) throw new BaoVerifyError('outboard does not fit the content length');
   if (!post) {
     // The backend builds the whole outboard in one pass; compared as stored.
     const built = new Uint8Array(tree.length);
-    if (!sameBytes(treeOps().preOrder(hashing.mode, hashing.key, data, 0, Math.log2(block / CHUNK_LEN), false, true, built), root)) {
+    if (!sameBytes(encodeTree(data, block, built, 0, true, hashing), root)) {
       throw new BaoVerifyError('the content does not match the hash');
     }
     const bad = firstDifferentParent(tree, 0, built);
     if (bad >= 0) {
-      let seen = 0;
-      forEachParent(data.length, block, false, (offset) => {
-        if (seen++ === bad) throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
-      });
+      const offset = parentOffsetIn(block, data.length, bad);
+      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     }
     return data;
   }
@@ -102,7 +99,7 @@ export function baoTreeDecodeOutboard(
 }
 
 /** Writes the post-order parents of `content` into `out`; returns the root hash. */
-function postOrder(content: Uint8Array, block: number, out: Uint8Array, hashing: ModeKey): Uint8Array {
+function postOrder(content: Uint8Array, block: BlockSize, out: Uint8Array, hashing: ModeKey): Uint8Array {
   const { levels, top: root } = treeLevels(content, 0, true, hashing);
   let cursor = 0;
   forEachParent(content.length, block, true, (offset, size, left) => {

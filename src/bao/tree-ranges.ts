@@ -20,11 +20,12 @@ import type { ModeKey } from '../modes.js';
 import { toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash } from './decode.js';
 import { sameBytes } from './equal.js';
-import { type Boundaries, boundariesOf, isAll, shape, splitInner, truncate } from './range-set.js';
+import { type Boundaries, boundariesOf, truncate } from '../tree/ranges.js';
 import { rangeRequest, rangeWalk, type VerifiedPiece } from './range-walk.js';
 import { chunkLogOf, orderOf } from './tree-outboard.js';
-import { blockLength, concat, copyOf, leafRootHash, leafValue, parentChainingValue, parentsLength, treeHashingOf } from './tree.js';
-import { CHUNK_LEN, PARENT_LEN } from '../tree/geometry.js';
+import { concat, copyOf, leafRootHash, leafValue, parentChainingValue, treeHashingOf } from './tree.js';
+import { BlockSize, CHUNK_LEN, PARENT_LEN } from '../tree/geometry.js';
+import { expectedValue, NodeWalk } from '../tree/walk.js';
 
 /** Chunk ranges, [start, end) in 1024-byte chunks; end Infinity for "to the end". */
 export type ChunkRangeList = readonly (readonly [number, number])[];
@@ -103,22 +104,27 @@ function encodeGroups(
   parts: Uint8Array[],
   hashing: ModeKey,
 ): Uint8Array {
-  if (query.length === 0) return leafValue(data, start * CHUNK_LEN, isRoot, hashing);
-  if (data.length <= CHUNK_LEN) {
-    parts.push(data);
-    return leafValue(data, start * CHUNK_LEN, isRoot, hashing);
+  const walk = new NodeWalk(BlockSize.of(minLevel), { exits: true, openPartial: true }).start(data.length, query, start);
+  // The parent node open at each depth, filled in as its children's values arrive.
+  const nodes: Uint8Array[] = [];
+  let value: Uint8Array | undefined;
+  while (walk.next()) {
+    const { offset, size, depth } = walk;
+    const root = isRoot && walk.isRoot;
+    if (walk.exit) value = parentChainingValue(nodes[depth]!, root, hashing);
+    else if (walk.isLeaf) {
+      // A chunk, a whole group (or part of one), or a subtree not asked for (not sent).
+      const bytes = data.subarray(offset, offset + size);
+      if (walk.wanted) parts.push(bytes);
+      value = leafValue(bytes, start * CHUNK_LEN + offset, root, hashing);
+    } else {
+      nodes[depth] = new Uint8Array(PARENT_LEN);
+      parts.push(nodes[depth]!);
+      continue;
+    }
+    if (depth > 0) nodes[depth - 1]!.set(value, walk.isRight ? 32 : 0);
   }
-  const { mid, level } = shape(data.length);
-  if (isAll(query) && level < minLevel) {
-    parts.push(data); // a whole group (or part of one), no parents inside
-    return leafValue(data, start * CHUNK_LEN, isRoot, hashing);
-  }
-  const parent = new Uint8Array(PARENT_LEN);
-  parts.push(parent);
-  const [left, right] = splitInner(query, start, start + mid);
-  parent.set(encodeGroups(start, data.subarray(0, mid * CHUNK_LEN), false, left, minLevel, parts, hashing), 0);
-  parent.set(encodeGroups(start + mid, data.subarray(mid * CHUNK_LEN), false, right, minLevel, parts, hashing), 32);
-  return parentChainingValue(parent, isRoot, hashing);
+  return value!;
 }
 
 /** Encodes with the parents above the groups read from an outboard,
@@ -137,43 +143,49 @@ function encodeAbove(
   parts: Uint8Array[],
   hashing: ModeKey,
 ): Uint8Array {
-  const block = blockLength(minLevel);
-  const total = parentsLength(content.length, block);
+  const block = BlockSize.of(minLevel);
+  const total = block.parentsLength(content.length);
   if (outboard.length !== total) {
     throw new RangeError(
       `blake3-kit: options.outboard must be the ${total}-byte ${post ? 'post' : 'pre'}-order outboard of the content at chunkLog ${minLevel}; got ${outboard.length} bytes`,
     );
   }
   // A blob of one group has no parents: its hash is its content's.
-  if (content.length <= block) return encodeGroups(0, content, true, query, minLevel, parts, hashing);
+  if (content.length <= block.bytes) return encodeGroups(0, content, true, query, minLevel, parts, hashing);
   const root = trusted ?? leafRootHash(content, hashing);
   const rootAt = post ? total - PARENT_LEN : 0;
   if (!sameBytes(parentChainingValue(outboard.subarray(rootAt, rootAt + PARENT_LEN), true, hashing), root)) {
     throw new BaoVerifyError("the outboard's root node does not match the root hash");
   }
-  /** `first`: where the subtree's parents start in the outboard. */
-  const visit = (start: number, length: number, first: number, isRoot: boolean, query: Boundaries, expected: Uint8Array): void => {
-    const offset = start * CHUNK_LEN;
-    if (length <= block) {
-      if (query.length === 0) return;
-      const found = encodeGroups(start, content.subarray(offset, offset + length), isRoot, query, minLevel, parts, hashing);
+  // By depth, for the open parents: their nodes, where their subtree's
+  // parents start in the outboard, and their left subtrees' sizes.
+  const nodes: Uint8Array[] = [];
+  const firsts: number[] = [];
+  const lefts: number[] = [];
+  const walk = new NodeWalk(block).start(content.length, query);
+  while (walk.next()) {
+    if (!walk.wanted) continue;
+    const { offset, size, depth, isRoot } = walk;
+    const expected = expectedValue(walk, nodes, root);
+    if (walk.isLeaf) {
+      const found = encodeGroups(offset / CHUNK_LEN, content.subarray(offset, offset + size), isRoot, walk.query, minLevel, parts, hashing);
       if (!sameBytes(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`, offset);
-      return;
+      continue;
     }
-    if (query.length === 0) return;
-    const at = post ? first + parentsLength(length, block) - PARENT_LEN : first;
+    let first = 0;
+    if (!isRoot) {
+      const leftFirst = post ? firsts[depth - 1]! : firsts[depth - 1]! + PARENT_LEN;
+      first = walk.isRight ? leftFirst + block.parentsLength(lefts[depth - 1]!) : leftFirst;
+    }
+    const at = post ? first + block.parentsLength(size) - PARENT_LEN : first;
     const node = outboard.subarray(at, at + PARENT_LEN);
     if (!isRoot && !sameBytes(parentChainingValue(node, false, hashing), expected))
       throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match its parent`, offset);
     parts.push(node);
-    const { mid } = shape(length);
-    const leftLength = mid * CHUNK_LEN;
-    const leftFirst = post ? first : first + PARENT_LEN;
-    const [left, right] = splitInner(query, start, start + mid);
-    visit(start, leftLength, leftFirst, false, left, node.subarray(0, 32));
-    visit(start + mid, length - leftLength, leftFirst + parentsLength(leftLength, block), false, right, node.subarray(32, 64));
-  };
-  visit(0, content.length, 0, true, query, root);
+    nodes[depth] = node;
+    firsts[depth] = first;
+    lefts[depth] = walk.left;
+  }
   return root;
 }
 

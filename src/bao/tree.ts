@@ -1,32 +1,15 @@
-// The shape of a Bao tree (the bao crate's format, and iroh's bao-tree with
-// chunk groups): which bytes a subtree covers, where the tree splits, and
-// how big each encoding is, and the hashing of one node (plain, or keyed as
-// bao-tree's keyed_* functions).
+// The hashing of one node of a Bao tree (the bao crate's format, and iroh's
+// bao-tree with chunk groups): a leaf's or a parent's value, plain or keyed
+// as bao-tree's keyed_* functions. The tree's shape is src/tree/'s.
 
 import { activeEngine } from '../engine.js';
 import { checkKey } from '../input.js';
 import { treeOps } from '../tree-ops.js';
 import { MODE_KEYED, HASH_MODE, type ModeKey } from '../modes.js';
-import { CHUNK_LEN, high32, low32, PARENT_LEN } from '../tree/geometry.js';
+import { high32, low32 } from '../tree/geometry.js';
 
 /** The bao crate's header: the content length as a little-endian u64. */
 export const HEADER_LEN = 8;
-
-/** Bytes per leaf of the tree: one chunk (bao), or 2^chunkLog chunks (a
- * bao-tree chunk group; iroh uses chunkLog 4, 16 KiB). */
-export function blockLength(chunkLog: number): number {
-  return CHUNK_LEN * 2 ** chunkLog;
-}
-
-/** Leaves of an input of `length` bytes: at least one, even when empty. */
-export function blockCount(length: number, block: number): number {
-  return Math.max(1, Math.ceil(length / block));
-}
-
-/** The parents of a tree over `length` bytes, 64 bytes each. */
-export function parentsLength(length: number, block: number): number {
-  return (blockCount(length, block) - 1) * PARENT_LEN;
-}
 
 /** The hashing `options.key` asks for: keyed with its 32 bytes (copied, so
  * a later change by the caller does not reach a call under way), or plain. */
@@ -43,7 +26,7 @@ export function copyOf(bytes: Uint8Array): Uint8Array {
 
 /** A leaf's non-root chaining value: `bytes` at input byte `offset`. */
 export function leafChainingValue(bytes: Uint8Array, offset: number, hashing: ModeKey = HASH_MODE): Uint8Array {
-  return treeOps().subtreeChainingValue(hashing.mode, hashing.key, low32(offset), high32(offset), bytes);
+  return treeOps().chainingValueAt(hashing.mode, hashing.key, low32(offset), high32(offset), bytes);
 }
 
 /** A parent's chaining value from its 64 bytes: non-root, or the root hash. */

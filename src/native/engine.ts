@@ -86,10 +86,10 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
 
 /** The tree operations through the addon (upstream's hazmat). */
 export const nativeTreeOps: TreeOps = {
-  subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) => addon!.subtreeChainingValue(mode, offHeapKey(key), offsetLo, offsetHi, bytes),
+  chainingValueAt: (mode, key, offsetLo, offsetHi, bytes) => addon!.subtreeChainingValue(mode, offHeapKey(key), offsetLo, offsetHi, bytes),
   mergeSubtrees: (mode, key, left, right, root, length) => addon!.mergeSubtrees(mode, offHeapKey(key), left, right, root, length, 0, 0),
   chunkChainingValues: (mode, key, counterLo, counterHi, bytes) => addon!.chunkChainingValues(mode, offHeapKey(key), counterLo, counterHi, bytes),
   parentChainingValues: (mode, key, records) => addon!.parentChainingValues(mode, offHeapKey(key), records),
-  preOrder: (mode, key, content, first, chunkLog, combined, root, out) =>
-    addon!.baoEncode(mode, offHeapKey(key), content, first, chunkLog, combined, root, out),
+  preOrder: (mode, key, content, out, { firstChunk, chunkLog, combined, root }) =>
+    addon!.baoEncode(mode, offHeapKey(key), content, firstChunk, chunkLog, combined, root, out),
 };

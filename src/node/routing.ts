@@ -79,10 +79,10 @@ export const routedEngine: HasherEngine<NativeHasherHandle> = {
  * lanes of chunks) at a time, where a napi call costs more. */
 export const routedTreeOps: TreeOps = {
   ...wasmTreeOps,
-  subtreeChainingValue: (mode, key, offsetLo, offsetHi, bytes) =>
-    (goesNative(bytes.length) ? nativeTreeOps : wasmTreeOps).subtreeChainingValue(mode, key, offsetLo, offsetHi, bytes),
-  preOrder: (mode, key, content, first, chunkLog, combined, root, out) =>
-    (goesNative(content.length) ? nativeTreeOps : wasmTreeOps).preOrder(mode, key, content, first, chunkLog, combined, root, out),
+  chainingValueAt: (mode, key, offsetLo, offsetHi, bytes) =>
+    (goesNative(bytes.length) ? nativeTreeOps : wasmTreeOps).chainingValueAt(mode, key, offsetLo, offsetHi, bytes),
+  preOrder: (mode, key, content, out, options) =>
+    (goesNative(content.length) ? nativeTreeOps : wasmTreeOps).preOrder(mode, key, content, out, options),
 };
 
 /** Batches of up to this many bytes stay on wasm: one napi call costs

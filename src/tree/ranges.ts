@@ -1,9 +1,10 @@
-// bao-tree's chunk range sets (range_collections' RangeSet, as sorted
-// boundaries) and the tree's shape as a range query walks it: which ranges
-// go to which subtree, and what a range past the end asks for. Shared by the
-// whole-buffer and the streaming range decoders and the range encoder.
+// Chunk range sets, the query a tree walk can be pruned by (iroh's
+// bao-tree: range_collections' RangeSet, as sorted boundaries): which ranges
+// go to which subtree, and what a range past the end asks for. NodeWalk
+// splits them as it descends; the bao-tree range encoder and decoders parse
+// them here.
 
-import { CHUNK_LEN } from '../tree/geometry.js';
+import { CHUNK_LEN } from './geometry.js';
 
 /** A range set as sorted boundaries: ranges [b0, b1), [b2, b3), ...; an odd
  * count leaves the last one open (range_collections' RangeSet). */
@@ -91,16 +92,3 @@ export function splitInner(b: Boundaries, start: number, mid: number): [Boundari
 }
 
 export const isAll = (b: Boundaries) => b.length === 1 && b[0] === 0;
-
-/** A subtree of `length` bytes (more than a chunk): its split point in
- * chunks and its level (0 for two chunks). */
-export function shape(length: number): { mid: number; level: number } {
-  const chunks = Math.ceil(length / CHUNK_LEN);
-  let npt = 1;
-  let level = -1;
-  while (npt < chunks) {
-    npt *= 2;
-    level++;
-  }
-  return { mid: npt / 2, level };
-}

@@ -5,16 +5,17 @@
 import type { Mode } from '../modes.js';
 import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
 import { updateSlotBytes } from './slot-io.js';
-import { CHUNK_LEN, high32, leftSubtreeLength, low32 } from '../tree/geometry.js';
+import { BlockSize, CHUNK_LEN, high32, low32 } from '../tree/geometry.js';
+import { NodeWalk } from '../tree/walk.js';
 
 /** The non-root chaining value of `bytes`, which start at input `offset` (a
  * multiple of 1024) and form a whole subtree there. */
 export function subtreeChainingValue(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
-  return subtreeChainingValueAt(mode, key, low32(offset), high32(offset), bytes);
+  return chainingValueAt(mode, key, low32(offset), high32(offset), bytes);
 }
 
-/** subtreeChainingValue at offset `offsetHi * 2^32 + offsetLo`. */
-export function subtreeChainingValueAt(mode: Mode, key: Uint8Array | undefined, offsetLo: number, offsetHi: number, bytes: Uint8Array): Uint8Array {
+/** subtreeChainingValue at offset `offsetHi * 2^32 + offsetLo` (TreeOps.chainingValueAt). */
+export function chainingValueAt(mode: Mode, key: Uint8Array | undefined, offsetLo: number, offsetHi: number, bytes: Uint8Array): Uint8Array {
   const slot = openSubtree(mode, key, offsetLo, offsetHi);
   try {
     updateSlotBytes(slot, bytes);
@@ -111,8 +112,9 @@ export function mergeRoot(mode: Mode, key: Uint8Array | undefined, left: Uint8Ar
 }
 
 /** Merges the chaining values of consecutive `pieceLength`-byte pieces (a
- * power of two, the last piece possibly shorter) of a `length`-byte input
- * into its root output, in the tree's own shape. */
+ * power of two of chunks, the last piece possibly shorter) of a
+ * `length`-byte input (more than one piece) into its root output, in the
+ * tree's own shape: the pieces are the leaves of a tree walk. */
 export function rootFromPieces(
   mode: Mode,
   key: Uint8Array | undefined,
@@ -121,11 +123,18 @@ export function rootFromPieces(
   length: number,
   outLength: number,
 ): Uint8Array {
-  const cv = (offset: number, size: number): Uint8Array => {
-    if (size <= pieceLength) return pieces[offset / pieceLength]!;
-    const left = leftSubtreeLength(size);
-    return mergeNonRoot(mode, key, cv(offset, left), cv(offset + left, size - left));
-  };
-  const left = leftSubtreeLength(length);
-  return mergeRoot(mode, key, cv(0, left), cv(left, length - left), outLength);
+  const walk = new NodeWalk(BlockSize.of(Math.log2(pieceLength / CHUNK_LEN)), { exits: true }).start(length);
+  // values[d]: the left child's value of the open parent at depth d.
+  const values: Uint8Array[] = [];
+  let value: Uint8Array | undefined;
+  while (walk.next()) {
+    if (!walk.isLeaf && !walk.exit) continue;
+    if (walk.exit) {
+      const left = values[walk.depth]!;
+      value = walk.isRoot ? mergeRoot(mode, key, left, value!, outLength) : mergeNonRoot(mode, key, left, value!);
+    } else value = pieces[walk.offset / pieceLength]!;
+    // A left child's value waits for its sibling; a right one goes up at its parent's exit.
+    if (!walk.isRight && !walk.isRoot) values[walk.depth - 1] = value;
+  }
+  return value!;
 }

@@ -4,10 +4,10 @@
 
 import type { TreeOps } from '../engine.js';
 import { preOrder } from './pre-order.js';
-import { chunkChainingValues, mergeNonRoot, mergeRoot, parentChainingValues, subtreeChainingValueAt } from './subtree.js';
+import { chainingValueAt, chunkChainingValues, mergeNonRoot, mergeRoot, parentChainingValues } from './subtree.js';
 
 export const wasmTreeOps: TreeOps = {
-  subtreeChainingValue: subtreeChainingValueAt,
+  chainingValueAt,
   chunkChainingValues,
   parentChainingValues,
   mergeSubtrees: (mode, key, left, right, root, length) => (root ? mergeRoot(mode, key, left, right, length) : mergeNonRoot(mode, key, left, right)),
