@@ -19,7 +19,7 @@ const here = process.platform === 'linux' && process.arch === 'x64';
 // on both sides of the native threshold, in all three modes.
 const PROBE = `const big = new Uint8Array(1 << 20).map((_, i) => i % 251);
 const key = new Uint8Array(32).fill(7);
-const report = (b3, api) => {
+const report = (b3, api, bao) => {
   const { error, ...status } = b3.nativeStatus();
   console.log(JSON.stringify({
     backend: api.backend,
@@ -28,10 +28,13 @@ const report = (b3, api) => {
     big: b3.toHex(api.hash(big)),
     keyed: b3.toHex(api.keyedHash(key, big)),
     derived: b3.toHex(api.deriveKey('blake3-kit install test', big, { length: 131 })),
+    bao: b3.toHex(bao.baoEncode(big).hash),
+    many: b3.toHex(bao.hashMany([big, key])),
   }));
 };`;
-const ESM = `import * as b3 from 'blake3-kit';\n${PROBE}\nreport(b3, await b3.init());\n`;
-const CJS = `const b3 = require('blake3-kit');\n${PROBE}\nb3.init().then((api) => report(b3, api));\n`;
+// Both entries: the hashing one's init() serves the bao one's functions.
+const ESM = `import * as b3 from 'blake3-kit';\nimport * as bao from 'blake3-kit/bao';\n${PROBE}\nreport(b3, await b3.init(), bao);\n`;
+const CJS = `const b3 = require('blake3-kit');\nconst bao = require('blake3-kit/bao');\n${PROBE}\nb3.init().then((api) => report(b3, api, bao));\n`;
 
 const big = new Uint8Array(1 << 20).map((_, i) => i % 251);
 const expected = {
@@ -39,6 +42,8 @@ const expected = {
   big: bytesToHex(blake3(big)),
   keyed: bytesToHex(blake3(big, { key: new Uint8Array(32).fill(7) })),
   derived: bytesToHex(blake3(big, { context: new TextEncoder().encode('blake3-kit install test'), dkLen: 131 })),
+  bao: bytesToHex(blake3(big)),
+  many: bytesToHex(blake3(big)) + bytesToHex(blake3(new Uint8Array(32).fill(7))),
 };
 
 interface Report {

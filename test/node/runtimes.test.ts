@@ -17,7 +17,8 @@ const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 // What the probe prints: digests in all three modes, XOF at a position,
 // a streamed hasher, 4 MiB through hashParallel, and who did the work.
 const PROBE = `import * as b3 from 'blake3-kit';
-const api = await b3.init();
+import * as bao from 'blake3-kit/bao';
+const api = await bao.init();
 const input = (n) => Uint8Array.from({ length: n }, (_, i) => (i * 7) % 251);
 const key = new Uint8Array(32).fill(9);
 const hasher = api.createHasher();
@@ -38,6 +39,8 @@ console.log(JSON.stringify({
   xof: b3.toHex(reader.read(131)),
   streamed: b3.toHex(hasher.digest()),
   parallel,
+  bao: b3.toHex(bao.baoEncode(input(100_000)).hash),
+  many: b3.toHex(bao.hashMany([input(5000), input(64)])),
   workers: b3.parallelStatus(),
   native: { ...native, error: error?.message },
 }));
@@ -53,6 +56,8 @@ const expected = {
   xof: bytesToHex(blake3(input(5000), { context, dkLen: 1131 }).subarray(1000)),
   streamed: bytesToHex(blake3(input(100_000))),
   parallel: bytesToHex(blake3(input(4 << 20))),
+  bao: bytesToHex(blake3(input(100_000))),
+  many: bytesToHex(blake3(input(5000))) + bytesToHex(blake3(input(64))),
 };
 
 interface Report {
