@@ -8,15 +8,15 @@ export { baoFetchRange, type BaoFetchOptions } from './bao/fetch.js';
 export { baoEncodeStream, type BaoEncodeStreamOptions } from './bao/encode-stream.js';
 export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } from './bao/encode.js';
 export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
-export { hashSeq, parseHashSeq } from './bao/hash-seq.js';
-export { baoTreeDecodeRangesStream, type VerifiedPiece } from './bao/tree-ranges-stream.js';
+export { hashSeq, parseHashSeq } from './bao-tree/hash-seq.js';
+export { baoTreeDecodeRangesStream, type VerifiedPiece } from './bao-tree/ranges-stream.js';
 export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';
-export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao/tree-outboard.js';
+export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao-tree/outboard.js';
 export {
   baoTreeDecodeRanges,
   baoTreeEncodeRanges,
   type BaoTreeEncodeRangesOptions,
   type BaoTreeRangeOptions,
   type ChunkRangeList,
-} from './bao/tree-ranges.js';
+} from './bao-tree/ranges.js';
 export { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, type SubtreeOptions } from './subtree.js';

@@ -11,7 +11,7 @@ import { abortable } from '../parallel/promises.js';
 import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../stream-source.js';
 import type { StreamChunkValues } from '../parallel/api.js';
 import { baoEncodeStream } from './encode-stream.js';
-import { concat, copyOf, HEADER_LEN } from './tree.js';
+import { concat, copyOf, HEADER_LEN } from './nodes.js';
 import { CHUNK_LEAVES, CHUNK_LEN } from '../tree/geometry.js';
 
 const CV_LEN = 32;

@@ -10,7 +10,7 @@ import { type BaoEncodeOptions, type BaoEncoding, baoEncodedLength, writePreOrde
 import { levelsAbove } from './levels.js';
 import { readSource } from '../stream-source.js';
 import type { ByteSource } from './stream.js';
-import { concat, copyOf, HEADER_LEN, leafRootHash } from './tree.js';
+import { concat, copyOf, HEADER_LEN, leafRootHash } from './nodes.js';
 import { CHUNK_LEAVES, CHUNK_LEN, high32, low32 } from '../tree/geometry.js';
 
 export interface BaoEncodeStreamOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}

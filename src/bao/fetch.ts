@@ -12,7 +12,7 @@ import { abortable } from '../parallel/promises.js';
 import { chunkBytes, readSource, type SourceIterator } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
 import { baoDecodeSlice, checkRange, sliceChunks, sliceOf } from './slice.js';
-import { HEADER_LEN } from './tree.js';
+import { HEADER_LEN } from './nodes.js';
 import { CHUNK_LEAVES } from '../tree/geometry.js';
 
 /** The largest outboard fetched by URL unless options.maxOutboardBytes says

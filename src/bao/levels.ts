@@ -7,7 +7,7 @@
 
 import { HASH_MODE, type ModeKey } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
-import { leafRootHash } from './tree.js';
+import { leafRootHash } from './nodes.js';
 import { CHUNK_LEN, heightOf, high32, low32 } from '../tree/geometry.js';
 
 export interface TreeLevels {

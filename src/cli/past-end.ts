@@ -122,16 +122,22 @@ function parentNode(left: Uint32Array, right: Uint32Array, key: Uint32Array, fla
   return { cv: key, block, counter: 0n, length: BLOCK, flags: flags | PARENT };
 }
 
-/** The root node of `bytes`, all in JS: for derive_key's context string. */
+/** The root node of `bytes`, all in JS: for derive_key's context string.
+ * Chunks merged on a stack as upstream's Hasher merges them (and as
+ * RootTracker merges groups), so the tree's split is not computed here. */
 function rootOf(bytes: Uint8Array, key: Uint32Array, flags: number): TreeNode {
-  const cvOf = (part: Uint8Array, offset: number): Uint32Array => {
-    if (part.length <= CHUNK) return chainingValue(chunkNode(part, BigInt(offset / CHUNK), key, flags));
-    const left = leftSubtreeLength(part.length);
-    return chainingValue(parentNode(cvOf(part.subarray(0, left), offset), cvOf(part.subarray(left), offset + left), key, flags));
-  };
-  if (bytes.length <= CHUNK) return chunkNode(bytes, 0n, key, flags);
-  const left = leftSubtreeLength(bytes.length);
-  return parentNode(cvOf(bytes.subarray(0, left), 0), cvOf(bytes.subarray(left), left), key, flags);
+  const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK));
+  const stack: Uint32Array[] = [];
+  for (let i = 0; i < chunks - 1; i++) {
+    let cv = chainingValue(chunkNode(bytes.subarray(i * CHUNK, (i + 1) * CHUNK), BigInt(i), key, flags));
+    for (let total = i + 1; (total & 1) === 0; total >>= 1) cv = chainingValue(parentNode(stack.pop()!, cv, key, flags));
+    stack.push(cv);
+  }
+  const last = chunkNode(bytes.subarray((chunks - 1) * CHUNK), BigInt(chunks - 1), key, flags);
+  if (stack.length === 0) return last;
+  let right = chainingValue(last);
+  for (let i = stack.length - 1; i > 0; i--) right = chainingValue(parentNode(stack[i]!, right, key, flags));
+  return parentNode(stack[0]!, right, key, flags);
 }
 
 /** Takes the input as a Hasher would and keeps what the root node needs:

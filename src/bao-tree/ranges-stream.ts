@@ -4,10 +4,10 @@
 // used before the last have arrived. Held at once: one group, the parents
 // on its path and one piece of the source.
 
-import { BaoVerifyError } from './decode.js';
+import { BaoVerifyError } from '../bao/decode.js';
 import { rangeRequest, rangeWalk, type RangeRequest, type VerifiedPiece } from './range-walk.js';
-import { type ByteSource, PieceReader, verifiedStream } from './stream.js';
-import type { BaoTreeRangeOptions, ChunkRangeList } from './tree-ranges.js';
+import { type ByteSource, PieceReader, verifiedStream } from '../bao/stream.js';
+import type { BaoTreeRangeOptions, ChunkRangeList } from './ranges.js';
 
 export type { VerifiedPiece } from './range-walk.js';
 

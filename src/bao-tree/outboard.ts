@@ -11,11 +11,11 @@
 
 import type { ModeKey } from '../modes.js';
 import { checkOptions, toBytes, type Input } from '../input.js';
-import { BaoVerifyError, checkHash, firstDifferentParent } from './decode.js';
-import { encodeTree } from './encode.js';
-import { sameBytes } from './equal.js';
-import { isParent, treeLevels, writeParent } from './levels.js';
-import { copyOf, treeHashingOf } from './tree.js';
+import { BaoVerifyError, checkHash, firstDifferentParent } from '../bao/decode.js';
+import { encodeTree } from '../bao/encode.js';
+import { sameBytes } from '../bao/equal.js';
+import { isParent, treeLevels, writeParent } from '../bao/levels.js';
+import { copyOf, treeHashingOf } from '../bao/nodes.js';
 import { BlockSize, PARENT_LEN } from '../tree/geometry.js';
 import { forEachParent, parentOffsetIn } from '../tree/walk.js';
 

@@ -4,11 +4,11 @@
 // feeds it from a buffer, baoTreeDecodeRangesStream from a stream.
 
 import type { ModeKey } from '../modes.js';
-import { BaoVerifyError, checkHash } from './decode.js';
-import { sameBytes } from './equal.js';
+import { BaoVerifyError, checkHash } from '../bao/decode.js';
+import { sameBytes } from '../bao/equal.js';
 import { type Boundaries, boundariesOf, truncate } from '../tree/ranges.js';
-import { chunkLogOf } from './tree-outboard.js';
-import { leafValue, parentChainingValue, treeHashingOf } from './tree.js';
+import { chunkLogOf } from './outboard.js';
+import { leafValue, parentChainingValue, treeHashingOf } from '../bao/nodes.js';
 import { BlockSize, PARENT_LEN } from '../tree/geometry.js';
 import { expectedValue, NodeWalk } from '../tree/walk.js';
 

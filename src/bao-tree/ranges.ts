@@ -18,12 +18,12 @@
 
 import type { ModeKey } from '../modes.js';
 import { toBytes, type Input } from '../input.js';
-import { BaoVerifyError, checkHash } from './decode.js';
-import { sameBytes } from './equal.js';
+import { BaoVerifyError, checkHash } from '../bao/decode.js';
+import { sameBytes } from '../bao/equal.js';
 import { type Boundaries, boundariesOf, truncate } from '../tree/ranges.js';
 import { rangeRequest, rangeWalk, type VerifiedPiece } from './range-walk.js';
-import { chunkLogOf, orderOf } from './tree-outboard.js';
-import { concat, copyOf, leafRootHash, leafValue, parentChainingValue, treeHashingOf } from './tree.js';
+import { chunkLogOf, orderOf } from './outboard.js';
+import { concat, copyOf, leafRootHash, leafValue, parentChainingValue, treeHashingOf } from '../bao/nodes.js';
 import { BlockSize, CHUNK_LEN, PARENT_LEN } from '../tree/geometry.js';
 import { expectedValue, NodeWalk } from '../tree/walk.js';
 
