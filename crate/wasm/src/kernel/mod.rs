@@ -22,72 +22,11 @@ mod lanes;
 pub mod portable;
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
 pub mod rows;
+mod spec;
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
 pub mod wasm_simd;
 
-pub const BLOCK_LEN: usize = 64;
-pub const CHUNK_LEN: usize = 1024;
-
-/// A chaining value or key as eight little-endian words.
-pub type Words = [u32; 8];
-
-pub const IV: Words = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
-
-pub const CHUNK_START: u32 = 1 << 0;
-pub const CHUNK_END: u32 = 1 << 1;
-pub const PARENT: u32 = 1 << 2;
-pub const ROOT: u32 = 1 << 3;
-pub const KEYED_HASH: u32 = 1 << 4;
-pub const DERIVE_KEY_CONTEXT: u32 = 1 << 5;
-pub const DERIVE_KEY_MATERIAL: u32 = 1 << 6;
-
-/// Which message word each round reads at each position: round 0 reads them
-/// in order, and each later round applies the spec's permutation once more.
-pub const MSG_SCHEDULE: [[usize; 16]; 7] = {
-    const PERMUTATION: [usize; 16] = [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8];
-    let mut schedule = [[0; 16]; 7];
-    let mut i = 0;
-    while i < 16 {
-        schedule[0][i] = i;
-        i += 1;
-    }
-    let mut round = 1;
-    while round < 7 {
-        let mut i = 0;
-        while i < 16 {
-            schedule[round][i] = schedule[round - 1][PERMUTATION[i]];
-            i += 1;
-        }
-        round += 1;
-    }
-    schedule
-};
-
-/// A parent node's block: its children's chaining values.
-#[inline(always)]
-pub fn parent_block(left: &Words, right: &Words) -> [u8; BLOCK_LEN] {
-    let mut block = [0; BLOCK_LEN];
-    for (bytes, word) in block.as_chunks_mut::<4>().0.iter_mut().zip(left.iter().chain(right)) {
-        *bytes = word.to_le_bytes();
-    }
-    block
-}
-
-pub fn words_from_key(key: &[u8; 32]) -> Words {
-    let mut words = [0; 8];
-    for (word, bytes) in words.iter_mut().zip(key.chunks_exact(4)) {
-        *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-    }
-    words
-}
-
-pub fn bytes_from_words(words: &Words) -> [u8; 32] {
-    let mut bytes = [0; 32];
-    for (chunk, word) in bytes.chunks_exact_mut(4).zip(words) {
-        chunk.copy_from_slice(&word.to_le_bytes());
-    }
-    bytes
-}
+pub use spec::*;
 
 /// Which code the SIMD build runs for single blocks (chunk states, single
 /// chunks, parents, root output): row-wise v128 (`rows.rs`) or plain `u32`
@@ -195,19 +134,41 @@ impl Kernel {
     /// The parent chaining value of two children. Never a root.
     #[inline(always)]
     pub fn parent_cv(self, left: &Words, right: &Words, key: &Words, flags: u32) -> Words {
-        portable::parent_cv(left, right, key, flags)
+        let block = parent_block(left, right);
+        let mut cv = *key;
+        self.compress_in_place(&mut cv, &block, BLOCK_LEN as u32, 0, flags | PARENT);
+        cv
     }
 
     /// Chaining values of whole chunks, numbered from `counter`, into the
     /// first `min(chunks.len(), out.len())` entries of `out`. Never a root.
     #[inline(always)]
     pub fn hash_chunks(self, chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
-        let input = chunks;
         match self {
             #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
-            Kernel::Portable => portable::hash_chunks(input, key, counter, flags, out),
+            Kernel::Portable => portable::hash_chunks(chunks, key, counter, flags, out),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 | Kernel::Simd128WordBlocks => wasm_simd::hash_chunks(input, key, counter, flags, out),
+            Kernel::Simd128 | Kernel::Simd128WordBlocks => {
+                let done = wasm_simd::hash_chunks(chunks, key, counter, flags, out);
+                if done < chunks.len() {
+                    self.single_chunks(chunks, key, counter, flags, out, done);
+                }
+            }
+        }
+    }
+
+    /// Chunks `first..` (a last single one), a block at a time on the
+    /// chosen single-block code. Out of line: one copy for every caller.
+    #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(never)]
+    fn single_chunks(self, chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words], first: usize) {
+        let last = CHUNK_LEN / BLOCK_LEN - 1;
+        for (i, (chunk, cv)) in chunks.iter().zip(out.iter_mut()).enumerate().skip(first) {
+            *cv = *key;
+            for (j, block) in chunk.as_chunks::<BLOCK_LEN>().0.iter().enumerate() {
+                let block_flags = flags | if j == 0 { CHUNK_START } else { 0 } | if j == last { CHUNK_END } else { 0 };
+                self.compress_in_place(cv, block, BLOCK_LEN as u32, counter + i as u64, block_flags);
+            }
         }
     }
 
@@ -236,11 +197,25 @@ impl Kernel {
     /// the pairs `(cvs[2i], cvs[2i + 1])`. Never a root.
     #[inline(always)]
     pub fn hash_parents(self, cvs: &mut [Words], key: &Words, flags: u32) {
-        match self {
-            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
-            Kernel::Portable => portable::hash_parents(cvs, key, flags),
-            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 | Kernel::Simd128WordBlocks => wasm_simd::hash_parents(cvs, key, flags),
+        #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+        let done = 0;
+        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        let done = wasm_simd::hash_parents(cvs, key, flags);
+        if done < cvs.len() / 2 {
+            self.parents_from(cvs, key, flags, done);
+        }
+    }
+
+    /// Parents of the pairs from `first` on, in place: parent i is written
+    /// after pairs 0..=i were read. Out of line: one copy for every caller.
+    #[inline(never)]
+    fn parents_from(self, cvs: &mut [Words], key: &Words, flags: u32, first: usize) {
+        for i in first..cvs.len() / 2 {
+            // `get` rather than indexing: no panic path (see lib.rs).
+            let (Some(&left), Some(&right)) = (cvs.get(2 * i), cvs.get(2 * i + 1)) else { break };
+            if let Some(parent) = cvs.get_mut(i) {
+                *parent = self.parent_cv(&left, &right, key, flags);
+            }
         }
     }
 }

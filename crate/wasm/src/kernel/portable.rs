@@ -1,7 +1,6 @@
 //! The portable kernel: BLAKE3's compression on eight `u32` locals per row,
-//! all seven rounds unrolled. The scalar build uses it for everything; the
-//! SIMD build keeps `hash_chunks` and `hash_parents_from` from here for
-//! leftovers, and its single blocks run here or in rows.rs, whichever JS
+//! all seven rounds unrolled. The scalar build uses it for everything; in
+//! the SIMD build single blocks run here or in rows.rs, whichever JS
 //! measured faster at start-up (see mod.rs; rows.rs has the Chromium finding
 //! below).
 //!
@@ -40,7 +39,9 @@
 //!   fold the loads into the adds: 1.21x the instructions at 64 KiB
 //!   (callgrind).
 
-use super::{Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
+use super::spec::{Words, BLOCK_LEN, IV, MSG_SCHEDULE};
+#[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+use super::spec::{CHUNK_END, CHUNK_LEN, CHUNK_START};
 
 #[inline(always)]
 fn g(v: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize, x: u32, y: u32) {
@@ -131,7 +132,8 @@ pub fn compress_xof(cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter
 }
 
 /// The chaining value of one whole chunk.
-pub fn hash_chunk(chunk: &[u8; CHUNK_LEN], key: &Words, counter: u64, flags: u32) -> Words {
+#[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+fn hash_chunk(chunk: &[u8; CHUNK_LEN], key: &Words, counter: u64, flags: u32) -> Words {
     let mut cv = *key;
     for (i, block) in chunk.as_chunks::<BLOCK_LEN>().0.iter().enumerate() {
         let mut block_flags = flags;
@@ -148,7 +150,8 @@ pub fn hash_chunk(chunk: &[u8; CHUNK_LEN], key: &Words, counter: u64, flags: u32
 
 /// Bulk chunk hashing in the scalar build: its own inlined copy of the
 /// rounds with the chaining value updated in place, as the hot loop of large
-/// inputs. (The SIMD build hashes chunks four at a time and keeps one copy.)
+/// inputs. (The SIMD build hashes chunks four at a time, and a last single
+/// chunk on the single-block code JS chose: mod.rs.)
 #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(never)]
 fn compress_chunk_block(cv: &mut Words, block: &[u8; BLOCK_LEN], counter: u64, flags: u32) {
@@ -158,39 +161,10 @@ fn compress_chunk_block(cv: &mut Words, block: &[u8; BLOCK_LEN], counter: u64, f
     }
 }
 
-#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-#[inline(always)]
-fn compress_chunk_block(cv: &mut Words, block: &[u8; BLOCK_LEN], counter: u64, flags: u32) {
-    super::Kernel::detect().compress_in_place(cv, block, BLOCK_LEN as u32, counter, flags)
-}
-
+/// Chaining values of whole chunks (the scalar build's bulk path).
+#[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
 pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
     for (i, (chunk, cv)) in chunks.iter().zip(out.iter_mut()).enumerate() {
         *cv = hash_chunk(chunk, key, counter + i as u64, flags);
-    }
-}
-
-/// The parent chaining value of two children.
-#[inline(always)]
-pub fn parent_cv(left: &Words, right: &Words, key: &Words, flags: u32) -> Words {
-    let block = super::parent_block(left, right);
-    let mut cv = *key;
-    super::Kernel::detect().compress_in_place(&mut cv, &block, BLOCK_LEN as u32, 0, flags | PARENT);
-    cv
-}
-
-/// In place: parent i is written after pairs 0..=i were read.
-pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) {
-    hash_parents_from(cvs, 0, key, flags);
-}
-
-/// `hash_parents` for the pairs from `first` on.
-pub fn hash_parents_from(cvs: &mut [Words], first: usize, key: &Words, flags: u32) {
-    for i in first..cvs.len() / 2 {
-        // `get` rather than indexing: no panic path (see lib.rs).
-        let (Some(&left), Some(&right)) = (cvs.get(2 * i), cvs.get(2 * i + 1)) else { break };
-        if let Some(parent) = cvs.get_mut(i) {
-            *parent = parent_cv(&left, &right, key, flags);
-        }
     }
 }

@@ -46,7 +46,7 @@
 //! copy serves both.)
 
 use super::lanes::{rot12, rot16, rot7, rot8, Masks};
-use super::{Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV};
+use super::spec::{Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV};
 use core::arch::wasm32::*;
 
 /// Four G functions at once: lane i of each row is one G's a, b, c or d.

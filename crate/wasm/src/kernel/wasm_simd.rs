@@ -71,7 +71,7 @@
 //! `read(n)` pays the same per byte; `readInto` a reused buffer avoids it.
 
 use super::lanes::{add, rot12, rot16, rot7, rot8, splat, xor, Masks};
-use super::{portable, Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
+use super::spec::{Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
 use core::arch::wasm32::*;
 
 const DEGREE: usize = 4;
@@ -272,7 +272,10 @@ pub unsafe fn hash4_same_counter(
     unsafe { hash4(inputs, blocks, key, counter, false, flags, flags_start, flags_end, out) }
 }
 
-pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, flags: u32, out: &mut [Words]) {
+/// Chaining values of `chunks` into `out`, four at a time (and a leftover
+/// two or three side by side); returns how many it did: all but a last
+/// single chunk, which the caller hashes on the single-block code.
+pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, flags: u32, out: &mut [Words]) -> usize {
     let mut groups = chunks.as_chunks::<DEGREE>().0.iter().zip(out.as_chunks_mut::<DEGREE>().0);
     let mut done = 0;
     for (group, cvs) in &mut groups {
@@ -282,10 +285,10 @@ pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, fl
         counter += DEGREE as u64;
         done += DEGREE;
     }
-    let (Some(rest), Some(rest_out)) = (chunks.get(done..), out.get_mut(done..)) else { return };
+    let (Some(rest), Some(rest_out)) = (chunks.get(done..), out.get_mut(done..)) else { return done };
     if let ([a, b], [ca, cb, ..]) = (rest, &mut *rest_out) {
         [*ca, *cb] = super::rows::hash_chunk_pair(a, b, key, counter, flags);
-        return;
+        return done + 2;
     }
     // Three chunks left: one hash4 with a repeated lane beats three single
     // chunks; two go side by side in rows.rs (4 lanes cost ~2.4 portable
@@ -296,12 +299,14 @@ pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, fl
         // SAFETY: four readable chunks in, four chaining values out.
         unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr()) };
         [*ca, *cb, *cc] = [cvs[0], cvs[1], cvs[2]];
-        return;
+        return done + 3;
     }
-    portable::hash_chunks(rest, key, counter, flags, rest_out);
+    done
 }
 
-pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) {
+/// Replaces parents of pairs in groups of four, in place; returns how many
+/// pairs it did (the caller does the rest).
+pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) -> usize {
     let pairs = cvs.len() / 2;
     let groups = pairs / DEGREE;
     let cv_ptr = cvs.as_mut_ptr();
@@ -314,5 +319,5 @@ pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) {
             hash4(&inputs, 1, key, 0, false, flags | PARENT, 0, 0, cv_ptr.add(DEGREE * g));
         }
     }
-    portable::hash_parents_from(cvs, groups * DEGREE, key, flags);
+    groups * DEGREE
 }
