@@ -17,7 +17,8 @@ import {
 } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
 import vectors from '../bao/vectors.json';
-import { backend, load, thrownBy } from './setup.js';
+import { leafPositions, outboardPositions } from './bao-sweep.js';
+import { load, thrownBy } from './setup.js';
 
 await load();
 
@@ -143,20 +144,6 @@ describe('malformed encodings are rejected before any byte is returned', () => {
   });
 });
 
-/** Every `step` from `start` to `end`. Where that is over 64 positions (1
- * MiB at chunkLog 0: 1,023 parents, each a 1 MiB decode), other projects
- * than Node's wasm-simd take the first and last 24 and 16 spread between:
- * both spines and the middle, every kind of node, in a fifth of the time
- * (node-simd: 21.7 s for the whole file with every position, 4.3 s spread). */
-const everyPosition = typeof window === 'undefined' && backend === 'wasm-simd';
-function spread(start: number, end: number, step: number): number[] {
-  const all: number[] = [];
-  for (let at = start; at < end; at += step) all.push(at);
-  if (all.length <= 64 || everyPosition) return all;
-  const middle = all.slice(24, -24);
-  return [...all.slice(0, 24), ...Array.from({ length: 16 }, (_, i) => middle[Math.floor(((i + 0.5) * middle.length) / 16)]!), ...all.slice(-24)];
-}
-
 describe('bao-tree outboards (chunk groups, no length prefix, pre- or post-order)', () => {
   const sizes = [0, 1, 1024, 1025, 16 * 1024, 16 * 1024 + 1, 100_000, 1 << 20];
 
@@ -182,9 +169,10 @@ describe('bao-tree outboards (chunk groups, no length prefix, pre- or post-order
           expect(outboard.length).toBe((groups - 1) * 64);
           expect(toHex(root)).toBe(toHex(hash(content)));
           expect(baoTreeDecodeOutboard(content, outboard, root, { chunkLog, order })).toEqual(content);
-          for (const at of spread(0, outboard.length, 64))
-            rejects(() => baoTreeDecodeOutboard(content, flipped(outboard, at + 63), root, { chunkLog, order }));
-          for (const at of spread(0, size, group)) rejects(() => baoTreeDecodeOutboard(flipped(content, at), outboard, root, { chunkLog, order }));
+          for (const at of outboardPositions(size, chunkLog, order))
+            rejects(() => baoTreeDecodeOutboard(content, flipped(outboard, at), root, { chunkLog, order }));
+          for (const at of leafPositions(size, group))
+            rejects(() => baoTreeDecodeOutboard(flipped(content, at), outboard, root, { chunkLog, order }));
         }
         if (size > group) {
           // The orders differ once there are two parents or more.
