@@ -19,6 +19,9 @@
 //   npm run bench -- --render F.json    rewrite F.md and F.svg from a results JSON (no measuring)
 //   npm run bench -- --summary A.json,B.json
 //                                       the combined table of these results JSONs (no measuring)
+//   node bench/run.mjs --summary bench/results/*-2026-11-26-20-55.json --page docs/performance.md
+//                                       the same files (commas or spaces) rendered as the
+//                                       performance page, which names this command at its top
 //
 // Writes bench/results/<runtime>-<date>.{md,json,svg} per runtime (the Node
 // running this is "node"), copies a full run to bench/results/latest-<runtime>.*
@@ -27,7 +30,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchDir, buildBrowserBundle, buildStamp, ensureBenchDeps, ensureReference, ensureRepoBuild, repoDir } from './lib/build.mjs';
 import { sizeLabel } from './lib/format.mjs';
@@ -35,7 +38,8 @@ import { selectRuntimes } from './lib/runtimes.mjs';
 import { installNodeVersions } from '../scripts/node-versions.mjs';
 import { commandLine, fileStamp, gitCommit as commitOf, loadavg, machineFacts, writeResults } from './lib/record.mjs';
 
-const { values: args } = parseArgs({
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
     quick: { type: 'boolean', default: false },
     node: { type: 'boolean', default: false },
@@ -45,6 +49,7 @@ const { values: args } = parseArgs({
     only: { type: 'string', multiple: true, default: [] },
     'no-setup': { type: 'boolean', default: false },
     render: { type: 'string' },
+    page: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -74,16 +79,27 @@ if (args.render) {
   process.exit(0);
 }
 
+const usage = (message) => {
+  console.error(`bench: ${message} (--help for the options)`);
+  process.exit(2);
+};
+if (positionals.length && !args.summary) usage(`unexpected arguments: ${positionals.join(' ')} (results files go after --summary)`);
+if (args.page && !args.summary) usage('--page renders results files: give them with --summary');
 if (args.summary) {
-  const { summaryMarkdown } = await import('./lib/summary.mjs');
-  const files = args.summary
-    .split(',')
-    .map((f) => f.trim())
-    .filter(Boolean);
-  const md = summaryMarkdown(
-    files.map((f) => JSON.parse(readFileSync(f, 'utf8'))),
-    { command: commandLine('run.mjs') },
-  );
+  const { pageMarkdown, summaryMarkdown } = await import('./lib/summary.mjs');
+  // A shell glob after --summary arrives as one value and the rest as positionals.
+  const files = [...args.summary.split(','), ...positionals].map((f) => f.trim()).filter(Boolean);
+  const runs = files.map((f) => JSON.parse(readFileSync(f, 'utf8')));
+  if (args.page) {
+    // Paths relative to the repository, so the command on the page is the
+    // same wherever it was run from.
+    const rel = (f) => relative(repoDir, resolve(f));
+    const md = pageMarkdown(runs, { command: `node bench/run.mjs --summary ${files.map(rel).join(',')} --page ${rel(args.page)}` });
+    writeFileSync(args.page, md);
+    console.log(`bench: wrote ${args.page} from ${files.length} results files`);
+    process.exit(0);
+  }
+  const md = summaryMarkdown(runs, { command: commandLine('run.mjs') });
   const out = writeResults(`summary-${fileStamp()}`, 'latest-summary-rendered', { md });
   console.log(`${md}\nbench: wrote ${out}`);
   process.exit(0);
