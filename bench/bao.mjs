@@ -13,7 +13,7 @@ import { fmtRatio, MiB, mdTable } from './lib/format.mjs';
 import { median as medianOf } from './lib/timing.mjs';
 
 const { values } = parseArgs({ options: { backend: { type: 'string', default: 'wasm-simd' }, sizes: { type: 'string', default: '1,64' } } });
-const b3 = await import(`${repoDir}/dist/node.js`);
+const b3 = await import(`${repoDir}/dist/bao-node.js`);
 const api = await b3.init({ backend: values.backend });
 
 /** `bytes` as a stream of 64 KiB pieces, as a fetch body might arrive. */

@@ -16,7 +16,7 @@ import { fmtRatio, mdTable } from './lib/format.mjs';
 import { median as medianOf } from './lib/timing.mjs';
 
 const { values } = parseArgs({ options: { backend: { type: 'string', default: 'auto' } } });
-const b3 = await import(`${repoDir}/dist/node.js`);
+const b3 = await import(`${repoDir}/dist/bao-node.js`);
 const api = await b3.init({ backend: values.backend });
 
 const WORKLOADS = [

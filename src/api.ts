@@ -20,10 +20,7 @@ export type { BlockChoice, BlockCode } from './wasm/blocks.js';
 
 export { Hasher, XofReader, createHasher } from './hasher.js';
 export { toHex } from './hex.js';
-export { hashMany, type HashManyOptions } from './many.js';
 export { equal } from './cid.js';
-// Until the blake3-kit/bao entries land, the main entry carries content addressing too.
-export * from './addressing.js';
 export { MAX_OUTPUT_LENGTH, type AsyncHashOptions, type HashOptions, type Input, type KeyOption, type LengthOption } from './input.js';
 export { simdSupported, type Backend, type Flavour, type WasmBackend, type WasmSource } from './wasm/load.js';
 

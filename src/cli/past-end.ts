@@ -13,7 +13,7 @@
 // only when a requested byte lies past the end; the first output bytes are
 // checked against the library's digest, so a slip here cannot go unseen.
 
-import { leftSubtreeLength, mergeSubtrees, subtreeChainingValue, type Blake3Hasher } from '../node.js';
+import { leftSubtreeLength, mergeSubtrees, subtreeChainingValue, type Blake3Hasher } from '../bao-node.js';
 
 /** Subtrees the library hashes at a time (a power of two of chunks). */
 const GROUP = 1024 * 1024;

@@ -3,7 +3,7 @@
 
 import { attach } from '../wasm/core.js';
 import { instantiate } from '../wasm/load.js';
-import { chunkChainingValuesAt, subtreeChainingValue } from '../wasm/subtree.js';
+import { chunkChainingValuesAt, chainingValueAtOffset } from '../wasm/subtree.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import { blobSubtreeValue } from './read-blob.js';
 
@@ -22,7 +22,7 @@ export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => v
     const failed = (error: unknown) => post({ type: 'failed', id, message: String((error as Error)?.message ?? error) });
     const answer = (piece: Uint8Array) => {
       try {
-        const cv = chunks ? chunkChainingValuesAt(mode, key, offset, piece) : subtreeChainingValue(mode, key, offset, piece);
+        const cv = chunks ? chunkChainingValuesAt(mode, key, offset, piece) : chainingValueAtOffset(mode, key, offset, piece);
         if (returnBytes) post({ type: 'done', id, cv, bytes: piece }, [piece.buffer as ArrayBuffer]);
         else post({ type: 'done', id, cv, bytes: undefined });
       } catch (error) {

@@ -4,7 +4,7 @@
 
 import type { ModeKey } from '../modes.js';
 import type { AsyncHashOptions } from '../input.js';
-import { chunkChainingValuesAt, subtreeChainingValue } from '../wasm/subtree.js';
+import { chunkChainingValuesAt, chainingValueAtOffset } from '../wasm/subtree.js';
 import type { PieceBuffers } from './buffers.js';
 import { sizeOf, type WorkerPool } from './pool.js';
 import { abortable } from './promises.js';
@@ -83,7 +83,7 @@ export async function runTree(
           copy,
           chunks: perChunk,
           fallback:
-            recompute && (async () => (perChunk ? chunkChainingValuesAt : subtreeChainingValue)(tree.mode, tree.key, offset, await recompute())),
+            recompute && (async () => (perChunk ? chunkChainingValuesAt : chainingValueAtOffset)(tree.mode, tree.key, offset, await recompute())),
         })
         .then((result) => {
           cvs[index] = result.cv;

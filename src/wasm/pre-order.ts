@@ -10,7 +10,7 @@ import type { TreeOps } from '../engine.js';
 import { core, fail, keyArea, staging, stagingLen } from './core.js';
 import { BlockSize, CHUNK_LEN, CV_LEN, high32, low32, PARENT_LEN } from '../tree/geometry.js';
 import { NodeWalk, parentsInPreOrder } from '../tree/walk.js';
-import { mergeNonRoot, mergeRoot, subtreeChainingValue } from './subtree.js';
+import { mergeNonRoot, mergeRoot, chainingValueAtOffset } from './subtree.js';
 
 /** Where each open parent's node is in `out`, by depth (at most 44 deep). */
 const nodeAt = new Float64Array(64);
@@ -73,7 +73,7 @@ export const preOrder: TreeOps['preOrder'] = (mode, key, content, out, { firstCh
         out.set(content.subarray(at, at + len), cursor);
         cursor += len;
       }
-      place(subtreeChainingValue(mode, key, chunk * CHUNK_LEN, content.subarray(at, at + len)), depth, walk.isRight);
+      place(chainingValueAtOffset(mode, key, chunk * CHUNK_LEN, content.subarray(at, at + len)), depth, walk.isRight);
     } else {
       nodeAt[depth] = cursor;
       cursor += PARENT_LEN;

@@ -10,11 +10,11 @@ import { NodeWalk } from '../tree/walk.js';
 
 /** The non-root chaining value of `bytes`, which start at input `offset` (a
  * multiple of 1024) and form a whole subtree there. */
-export function subtreeChainingValue(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
+export function chainingValueAtOffset(mode: Mode, key: Uint8Array | undefined, offset: number, bytes: Uint8Array): Uint8Array {
   return chainingValueAt(mode, key, low32(offset), high32(offset), bytes);
 }
 
-/** subtreeChainingValue at offset `offsetHi * 2^32 + offsetLo` (TreeOps.chainingValueAt). */
+/** chainingValueAtOffset at offset `offsetHi * 2^32 + offsetLo` (TreeOps.chainingValueAt). */
 export function chainingValueAt(mode: Mode, key: Uint8Array | undefined, offsetLo: number, offsetHi: number, bytes: Uint8Array): Uint8Array {
   const slot = openSubtree(mode, key, offsetLo, offsetHi);
   try {

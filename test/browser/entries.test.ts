@@ -3,12 +3,18 @@
 // first loads the hashing-only module, the second the full one. The tests
 // run in order on one page's state (each test file has its own).
 import { blake3 } from '@noble/hashes/blake3.js';
-import { configureParallel, createHasher, hash, hashParallel, parallelStatus, toHex } from 'blake3-kit';
-import { baoDecode, baoEncode, baoEncodeParallel, hashMany, init as initBao } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { load, pattern } from '../shared/setup.js';
+import { flavour, pattern } from '../shared/setup.js';
 
-const b3 = await load();
+// The shipped bundles, whose entries share their chunks (and so one wasm
+// state) and whose workers run dist/worker.js.
+type Main = typeof import('../../src/browser.js');
+type Bao = typeof import('../../src/bao-browser.js');
+const main: Main = await import(/* @vite-ignore */ '/dist/browser.js');
+const bao: Bao = await import(/* @vite-ignore */ '/dist/bao-browser.js');
+const { configureParallel, createHasher, hash, hashParallel, parallelStatus, startWorkers, toHex } = main;
+const { baoDecode, baoEncode, baoEncodeParallel, hashMany, init: initBao } = bao;
+const b3 = await main.init({ backend: `wasm-${flavour}` });
 const NEEDS_BAO = /needs the wasm module that init\(\) from 'blake3-kit\/bao' loads/;
 
 describe.sequential('blake3-kit, then blake3-kit/bao', () => {
@@ -22,6 +28,7 @@ describe.sequential('blake3-kit, then blake3-kit/bao', () => {
 
   it('hashes on workers that run the hashing-only module', async () => {
     configureParallel({ workers: 2, threshold: 0, pieceLength: 64 * 1024, helpWhileStarting: false });
+    await startWorkers();
     expect(toHex(await hashParallel(pattern(600_000)))).toBe(toHex(blake3(pattern(600_000))));
     expect(parallelStatus().jobs).toBeGreaterThan(0);
   });
@@ -47,6 +54,7 @@ describe.sequential('blake3-kit, then blake3-kit/bao', () => {
     // The pool started on the old module restarts on the new one, whose
     // workers have the exports Bao encoding needs.
     const big = pattern(600_000);
+    await startWorkers();
     const parallel = await baoEncodeParallel(big);
     expect(parallel.encoding).toEqual(baoEncode(big).encoding);
     expect(parallelStatus().jobs).toBeGreaterThan(0);

@@ -4,14 +4,14 @@
 // clear rejection, under a deadline, with the bytes the server managed to
 // write bounded: the client cancels a body as soon as it sends more than was
 // asked for, and backpressure stops the server.
-import { baoEncode, baoFetchRange, BaoVerifyError } from 'blake3-kit';
+import { baoEncode, baoFetchRange, BaoVerifyError } from 'blake3-kit/bao';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { load, random, seed } from '../shared/setup.js';
+import { loadBao, random, seed } from '../shared/setup.js';
 
-await load();
+await loadBao();
 const rng = random(seed);
 const content = rng.bytes(300_000);
 const { encoding: outboard, hash } = baoEncode(content, { outboard: true });

@@ -31,27 +31,13 @@
 // what was done to it and both verdicts.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import {
-  baoDecode,
-  baoDecodeOutboard,
-  baoDecodeSlice,
-  baoDecodeStream,
-  baoEncode,
-  baoSlice,
-  BaoVerifyError,
-  baoTreeDecodeRanges,
-  baoTreeDecodeRangesStream,
-  baoTreeEncodeRanges,
-  type ByteSource,
-  hash,
-  toHex,
-  type VerifiedPiece,
-} from 'blake3-kit';
+import { hash, toHex } from 'blake3-kit';
+import { baoDecode, baoDecodeOutboard, baoDecodeSlice, baoDecodeStream, baoEncode, baoSlice, BaoVerifyError, baoTreeDecodeRanges, baoTreeDecodeRangesStream, baoTreeEncodeRanges, type ByteSource, type VerifiedPiece } from 'blake3-kit/bao';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { backend, concatBytes, load, random, randomChunkRanges, seed } from '../shared/setup.js';
+import { backend, concatBytes, loadBao, random, randomChunkRanges, seed } from '../shared/setup.js';
 import { root } from './packed.js';
 
-await load();
+await loadBao();
 
 type Rng = ReturnType<typeof random>;
 type Ranges = [number, number][];

@@ -10,7 +10,7 @@ import { root } from './packed.js';
 const MiB = 1 << 20;
 
 const script = `
-const b3 = await import(${JSON.stringify(join(root, 'dist', 'node.js'))});
+const b3 = await import(${JSON.stringify(join(root, 'dist', 'bao-node.js'))});
 await b3.init({ backend: process.env.BACKEND });
 const MiB = 1 << 20;
 const PIECES = 1024; // 1 GiB

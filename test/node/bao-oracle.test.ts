@@ -8,9 +8,10 @@
 // oracle answers with BLAKE3s of its outputs.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { baoEncode, baoSlice, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard, hash, keyedHash, toHex } from 'blake3-kit';
+import { hash, keyedHash, toHex } from 'blake3-kit';
+import { baoEncode, baoSlice, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard } from 'blake3-kit/bao';
 import { describe, expect, inject, it } from 'vitest';
-import { load, random, seed } from '../shared/setup.js';
+import { loadBao, random, seed } from '../shared/setup.js';
 import { root } from './packed.js';
 
 interface Digest {
@@ -33,7 +34,7 @@ interface OracleCase {
   keyed: { hash: string; trees: OracleTree[] };
 }
 
-await load();
+await loadBao();
 
 const content = (len: number) => Uint8Array.from({ length: len }, (_, i) => (i * 31 + seed) % 251);
 const digestOf = (bytes: Uint8Array): Digest => ({ len: bytes.length, blake3: toHex(hash(bytes)) });

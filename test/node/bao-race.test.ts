@@ -9,23 +9,11 @@
 // in both orders, baoDecodeStream with a one-chunk leaf or a raced outboard)
 // on each of wasm-simd, wasm-scalar and native.
 import { Worker } from 'node:worker_threads';
-import {
-  baoDecode,
-  baoDecodeOutboard,
-  baoDecodeSlice,
-  baoDecodeStream,
-  baoEncode,
-  baoSlice,
-  baoTreeDecodeOutboard,
-  baoTreeDecodeRanges,
-  baoTreeDecodeRangesStream,
-  baoTreeEncodeRanges,
-  baoTreeOutboard,
-} from 'blake3-kit';
+import { baoDecode, baoDecodeOutboard, baoDecodeSlice, baoDecodeStream, baoEncode, baoSlice, baoTreeDecodeOutboard, baoTreeDecodeRanges, baoTreeDecodeRangesStream, baoTreeEncodeRanges, baoTreeOutboard } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { backend, concatBytes, load, random, seed } from '../shared/setup.js';
+import { backend, concatBytes, loadBao, random, seed } from '../shared/setup.js';
 
-await load();
+await loadBao();
 const rng = random(seed);
 /** How long each decoder is raced. */
 const RACE_MS = Number(process.env.BLAKE3_KIT_RACE_MS) || 700;

@@ -56,6 +56,18 @@ const digests: Uint8Array[] = [await hashParallel(new Uint8Array(8)), await hash
 void [toHex(b3.hash('abc')), out, digests, parallelStatus(), terminateWorkers()];
 `;
 
+// blake3-kit/bao: content addressing and hashMany, and the hashing API again.
+const baoApp = `import { init, hash, baoEncode, baoDecode, baoEncodeParallel, hashMany, cid, type BaoEncoding } from 'blake3-kit/bao';
+await init();
+const encoded: BaoEncoding = baoEncode('abc');
+const content: Uint8Array = baoDecode(encoded.encoding, hash('abc'));
+const many: Uint8Array = hashMany(['a', 'b']);
+void [content, many, cid(encoded.hash), baoEncodeParallel(new Uint8Array(8))];
+`;
+
+/** Content addressing is not in the hashing entry's types. */
+const baoOnly = ['baoEncode', 'baoDecode', 'hashMany', 'cid', 'subtreeChainingValue', 'hashSeq', 'BaoVerifyError', 'baoEncodeParallel'];
+
 /** Each of these names is Node-only: the browser types must not have it. */
 const nodeOnly = [
   'hashFile',
@@ -94,10 +106,24 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('a browser project type-checks with the browser API, without Node types or lib esnext.disposable', () => {
-    const dir = consumer('browser', { 'app.ts': browserApp, 'node-only.ts': `import { ${nodeOnly.join(', ')} } from 'blake3-kit';\n` }, false);
+    const dir = consumer(
+      'browser',
+      {
+        'app.ts': browserApp,
+        'bao.ts': baoApp,
+        'node-only.ts': `import { ${nodeOnly.join(', ')} } from 'blake3-kit';\n`,
+        'bao-only.ts': `import { ${baoOnly.join(', ')} } from 'blake3-kit';\n`,
+      },
+      false,
+    );
     const app = typeCheck(dir, 'app.ts', browserLib);
     expect(app.output).toBe('');
     expect(app.status).toBe(0);
+    const bao = typeCheck(dir, 'bao.ts', browserLib);
+    expect(bao.output).toBe('');
+    expect(bao.status).toBe(0);
+    const notInMain = typeCheck(dir, 'bao-only.ts', browserLib);
+    for (const name of baoOnly) expect(notInMain.output).toMatch(new RegExp(`has no exported member (named )?'${name}'`));
 
     // `using` where the consumer's lib has Symbol.dispose: the hasher is Disposable.
     writeFileSync(
@@ -116,10 +142,13 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
 
   it('a Node project type-checks with the Node API under node16, bundler (the node condition) and from CommonJS', () => {
     const cjs = `import b3 = require('blake3-kit');\nconst digest: Promise<Uint8Array> = b3.hashFile('f');\nvoid digest;\n`;
-    const dir = consumer('node', { 'package.json': '{ "type": "module" }', 'app.ts': nodeApp, 'app.cts': cjs }, true);
+    const dir = consumer('node', { 'package.json': '{ "type": "module" }', 'app.ts': nodeApp, 'bao.ts': baoApp, 'app.cts': cjs }, true);
     const node16 = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'node16', moduleResolution: 'node16' });
     expect(node16.output).toBe('');
     expect(node16.status).toBe(0);
+    const bao = typeCheck(dir, 'bao.ts', { ...nodeLib, module: 'node16', moduleResolution: 'node16' });
+    expect(bao.output).toBe('');
+    expect(bao.status).toBe(0);
     // Bundler resolution knows no platform: the app names the condition its
     // bundler uses (esbuild --platform=node, Vite SSR), as the README says.
     const bundler = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'preserve', moduleResolution: 'bundler', customConditions: ['node'] });

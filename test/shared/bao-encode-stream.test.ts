@@ -1,10 +1,10 @@
 // baoEncodeStream: the same encoding as baoEncode from pieces of any size,
 // from streams, async iterables and Blobs; progress, and abort.
-import { baoEncode, baoEncodeStream } from 'blake3-kit';
+import { baoEncode, baoEncodeStream } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { load, piecesOf, random, seed } from './setup.js';
+import { loadBao, piecesOf, random, seed } from './setup.js';
 
-await load();
+await loadBao();
 const rng = random(seed);
 
 describe(`baoEncodeStream (seed ${seed})`, () => {

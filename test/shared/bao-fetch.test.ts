@@ -1,11 +1,11 @@
 // baoFetchRange with a fetch of our own standing in for servers that honour
 // Range, ignore it, send too little or too much, fail, or lie; in every
 // runtime. Real sockets, gzip and resets: test/node/bao-fetch-hostile.test.ts.
-import { baoEncode, baoFetchRange, BaoVerifyError } from 'blake3-kit';
+import { baoEncode, baoFetchRange, BaoVerifyError } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { load, random, seed } from './setup.js';
+import { loadBao, random, seed } from './setup.js';
 
-await load();
+await loadBao();
 const rng = random(seed);
 
 type Server = (first: number, end: number, content: Uint8Array) => Response;

@@ -1,12 +1,12 @@
 // The streaming Bao decoder: encodings arriving in 1-byte and random pieces,
 // combined and outboard; a corruption anywhere errors the stream, and what
 // came out before it is exactly the verified prefix of the content.
-import { baoDecodeStream, baoEncode, BaoVerifyError, baoTreeDecodeRangesStream, baoTreeEncodeRanges, baoTreeOutboard } from 'blake3-kit';
+import { baoDecodeStream, baoEncode, BaoVerifyError, baoTreeDecodeRangesStream, baoTreeEncodeRanges, baoTreeOutboard } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
 import { combinedNodePositions } from './bao-sweep.js';
-import { concatBytes, load, piecesOf, random, seed } from './setup.js';
+import { concatBytes, loadBao, piecesOf, random, seed } from './setup.js';
 
-await load();
+await loadBao();
 const rng = random(seed);
 
 /** Everything the stream gives before it ends or errors. */

@@ -2,11 +2,11 @@
 // the whole-buffer decoder, from sources in pieces of any size; a changed,
 // missing or extra byte errors the stream after only verified pieces; a
 // stalled source can be cancelled.
-import { BaoVerifyError, baoTreeDecodeRanges, baoTreeDecodeRangesStream, baoTreeEncodeRanges, type VerifiedPiece } from 'blake3-kit';
+import { BaoVerifyError, baoTreeDecodeRanges, baoTreeDecodeRangesStream, baoTreeEncodeRanges, type VerifiedPiece } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { load, piecesOf, random, randomChunkRanges, seed } from './setup.js';
+import { loadBao, piecesOf, random, randomChunkRanges, seed } from './setup.js';
 
-const b3 = await load();
+const b3 = await loadBao();
 const rng = random(seed);
 
 type Ranges = [number, number][];

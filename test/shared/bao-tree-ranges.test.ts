@@ -2,12 +2,13 @@
 // content of the asked chunks (or more, never less), verified; any changed
 // byte, a short or long encoding, the wrong size or hash is a BaoVerifyError.
 // Byte-for-byte agreement with bao-tree itself: test/node/bao-oracle.test.ts.
-import { BaoVerifyError, baoTreeDecodeOutboard, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard, hash, keyedHash } from 'blake3-kit';
+import { hash, keyedHash } from 'blake3-kit';
+import { BaoVerifyError, baoTreeDecodeOutboard, baoTreeDecodeRanges, baoTreeEncodeRanges, baoTreeOutboard } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
 import { bytePositions } from './bao-sweep.js';
-import { load, random, randomChunkRanges, seed, thrownBy } from './setup.js';
+import { loadBao, random, randomChunkRanges, seed, thrownBy } from './setup.js';
 
-const b3 = await load();
+const b3 = await loadBao();
 const rng = random(seed);
 
 type Ranges = [number, number][];

@@ -1,26 +1,14 @@
 // Bao (the bao crate 0.13's format) against its official test vectors, in
 // every section: hash, encode, outboard, seek and slice, with every
 // corruption offset; on every backend.
-import {
-  baoDecode,
-  baoDecodeOutboard,
-  baoDecodeSlice,
-  baoEncode,
-  baoEncodedLength,
-  baoSlice,
-  baoSliceOutboard,
-  baoTreeDecodeOutboard,
-  baoTreeOutboard,
-  BaoVerifyError,
-  hash,
-  toHex,
-} from 'blake3-kit';
+import { hash, toHex } from 'blake3-kit';
+import { baoDecode, baoDecodeOutboard, baoDecodeSlice, baoEncode, baoEncodedLength, baoSlice, baoSliceOutboard, baoTreeDecodeOutboard, baoTreeOutboard, BaoVerifyError } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
 import vectors from '../bao/vectors.json';
 import { leafPositions, outboardPositions } from './bao-sweep.js';
-import { load, thrownBy } from './setup.js';
+import { loadBao, thrownBy } from './setup.js';
 
-await load();
+await loadBao();
 
 /** The vectors' input: a 4-byte little-endian counter from 1, cut to `length`. */
 function input(length: number): Uint8Array {

@@ -1,9 +1,10 @@
 // iroh's HashSeq: 32-byte hashes concatenated, both ways, on every backend.
-import { hash, hashSeq, parseHashSeq, toHex } from 'blake3-kit';
+import { hash, toHex } from 'blake3-kit';
+import { hashSeq, parseHashSeq } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { load, random, seed, thrownBy } from './setup.js';
+import { loadBao, random, seed, thrownBy } from './setup.js';
 
-await load();
+await loadBao();
 const rng = random(seed);
 
 describe(`HashSeq (seed ${seed})`, () => {

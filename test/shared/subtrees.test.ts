@@ -2,11 +2,12 @@
 // subtree chaining values and merges gives hash() of the whole, in all three
 // modes; every misuse is a RangeError or TypeError naming the argument.
 import { blake3 as noble } from '@noble/hashes/blake3.js';
-import { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, toHex } from 'blake3-kit';
+import { toHex } from 'blake3-kit';
+import { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue } from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
-import { CONTEXT, KEY, load, pattern, random, seed, thrownBy } from './setup.js';
+import { CONTEXT, KEY, loadBao, pattern, random, seed, thrownBy } from './setup.js';
 
-const b3 = await load();
+const b3 = await loadBao();
 
 const modes = [
   { name: 'hash', options: {}, noble: {} },

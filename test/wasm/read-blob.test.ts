@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED } from '../../src/modes.js';
 import { blobSubtreeValue } from '../../src/parallel/read-blob.js';
-import { subtreeChainingValue } from '../../src/wasm/subtree.js';
+import { chainingValueAtOffset } from '../../src/wasm/subtree.js';
 import { KEY, load, random } from '../shared/setup.js';
 
 await load();
@@ -69,7 +69,7 @@ describe('a Blob slice hashed as it streams in', () => {
         const slice = bytes.subarray(0, length);
         const { cv, stalled } = await blobSubtreeValue(mode, key, offset, new Blob([slice as Uint8Array<ArrayBuffer>]));
         expect(stalled).toBe(false);
-        expect(toHex(cv), `mode ${mode}, ${length} B at ${offset}`).toBe(toHex(subtreeChainingValue(mode, key, offset, slice)));
+        expect(toHex(cv), `mode ${mode}, ${length} B at ${offset}`).toBe(toHex(chainingValueAtOffset(mode, key, offset, slice)));
       }
     }
   });
@@ -84,7 +84,7 @@ describe('a Blob slice hashed as it streams in', () => {
         const { cv, stalled } = await blobSubtreeValue(MODE_KEYED, KEY, 6 * MiB, blob, 100);
         const took = performance.now() - started;
         expect(stalled).toBe(true);
-        expect(toHex(cv)).toBe(toHex(subtreeChainingValue(MODE_KEYED, KEY, 6 * MiB, bytes)));
+        expect(toHex(cv)).toBe(toHex(chainingValueAtOffset(MODE_KEYED, KEY, 6 * MiB, bytes)));
         // The stream is let go of, and the wait was the deadline, not the pool's 30 s.
         expect(state.cancelled).toBe(true);
         expect(took).toBeLessThan(5000);
@@ -97,7 +97,7 @@ describe('a Blob slice hashed as it streams in', () => {
     const { blob } = stallingBlob(bytes, 100 * 1024, { byteStream: byteStreams, fail: new Error('the file changed') });
     await expect(blobSubtreeValue(MODE_HASH, undefined, 0, blob, 1000)).rejects.toThrow('the file changed');
     const { cv } = await blobSubtreeValue(MODE_HASH, undefined, 0, new Blob([bytes as Uint8Array<ArrayBuffer>]));
-    expect(toHex(cv)).toBe(toHex(subtreeChainingValue(MODE_HASH, undefined, 0, bytes)));
+    expect(toHex(cv)).toBe(toHex(chainingValueAtOffset(MODE_HASH, undefined, 0, bytes)));
   });
 
   it('hashes two slices read at once (a worker takes two jobs)', async () => {
@@ -106,7 +106,7 @@ describe('a Blob slice hashed as it streams in', () => {
       blobSubtreeValue(MODE_HASH, undefined, 0, new Blob([bytes.subarray(0, 2 * MiB) as Uint8Array<ArrayBuffer>])),
       blobSubtreeValue(MODE_KEYED, KEY, 2 * MiB, new Blob([bytes.subarray(2 * MiB) as Uint8Array<ArrayBuffer>])),
     ]);
-    expect(toHex(left!.cv)).toBe(toHex(subtreeChainingValue(MODE_HASH, undefined, 0, bytes.subarray(0, 2 * MiB))));
-    expect(toHex(right!.cv)).toBe(toHex(subtreeChainingValue(MODE_KEYED, KEY, 2 * MiB, bytes.subarray(2 * MiB))));
+    expect(toHex(left!.cv)).toBe(toHex(chainingValueAtOffset(MODE_HASH, undefined, 0, bytes.subarray(0, 2 * MiB))));
+    expect(toHex(right!.cv)).toBe(toHex(chainingValueAtOffset(MODE_KEYED, KEY, 2 * MiB, bytes.subarray(2 * MiB))));
   });
 });

@@ -1,6 +1,6 @@
 // Subtree chaining values merged in the tree's shape equal serial hashing:
 // the arithmetic every parallel path relies on, checked on one thread.
-import { mergeNonRoot, rootFromPieces, subtreeChainingValue } from '../../src/wasm/subtree.js';
+import { mergeNonRoot, rootFromPieces, chainingValueAtOffset } from '../../src/wasm/subtree.js';
 import { leftSubtreeLength } from '../../src/tree/geometry.js';
 import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED } from '../../src/modes.js';
 import { keyArea, core } from '../../src/wasm/core.js';
@@ -23,7 +23,7 @@ const modes = [
 function viaPieces(input: Uint8Array, pieceLength: number, m: (typeof modes)[number], outLength = 32): Uint8Array {
   const cvs: Uint8Array[] = [];
   for (let offset = 0; offset < input.length; offset += pieceLength) {
-    cvs.push(subtreeChainingValue(m.mode, m.key, offset, input.subarray(offset, offset + pieceLength)));
+    cvs.push(chainingValueAtOffset(m.mode, m.key, offset, input.subarray(offset, offset + pieceLength)));
   }
   return rootFromPieces(m.mode, m.key, cvs, pieceLength, input.length, outLength);
 }
