@@ -51,6 +51,7 @@ function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfigurati
       include: [
         ...shared,
         'test/node/file.test.ts',
+        'test/node/update-from-file.test.ts',
         'test/node/fifo.test.ts',
         'test/node/odd-files.test.ts',
         'test/node/large.test.ts',

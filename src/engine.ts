@@ -3,6 +3,7 @@
 // The backend that init() chose is the active engine; every new Hasher takes
 // it, so `new Hasher()`, `createHasher()` and `b3.Hasher` agree everywhere.
 
+import type { Input } from './input.js';
 import { notInitialized, type ContextKeys, type Mode } from './modes.js';
 
 export interface HasherEngine<State = unknown> {
@@ -26,6 +27,21 @@ export interface HasherEngine<State = unknown> {
    * (a no-op where the state frees itself with its JS object). */
   track(owner: object, state: State): void;
   untrack(owner: object): void;
+  /** Capabilities only some backends have (the native addon's threads):
+   * where one is absent, the Hasher method of that name rejects, saying so.
+   * Hashes `input` into `state` off the JS thread. On failure the state is
+   * as it was: the engine either left it untouched or hands `restore` the
+   * state from before the call. */
+  updateAsync?(
+    state: State,
+    input: Input,
+    signal: AbortSignal | undefined,
+    onProgress: ((done: number) => void) | undefined,
+    restore: (before: State) => void,
+  ): Promise<void>;
+  /** Hashes bytes of an open file off the JS thread; resolves to the bytes
+   * hashed, fewer than `length` if the file ended first. */
+  updateFromFd?(state: State, fd: number, offset: number, length: number, mmap: boolean, signal: AbortSignal | undefined): Promise<number>;
 }
 
 /**

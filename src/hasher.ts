@@ -42,6 +42,10 @@ export const STATE = Symbol('blake3-kit hasher state');
 /** Module-internal: marks a hasher busy while an asynchronous update runs. */
 export const BUSY = Symbol('blake3-kit hasher busy');
 
+function unsupported(method: string): never {
+  throw new Error(`blake3-kit: ${method} needs the native backend (the addon, in Node); this hasher's backend is wasm, so use update()`);
+}
+
 function disposedError(kind: string): never {
   throw new Error(`blake3-kit: this ${kind} has been disposed`);
 }
@@ -206,8 +210,52 @@ export class Hasher {
     this.dispose();
   }
 
-  /** @internal The backend state with all input applied, for the native
-   * asynchronous paths. */
+  /**
+   * Hashes `input` off the JS thread: for large pieces of streams. Needs a
+   * backend that can (the native addon, in Node); elsewhere it rejects,
+   * saying so (see `supports`). Bytes in a SharedArrayBuffer are read in
+   * place; any others are copied first, a piece at a time, so detaching or
+   * shrinking them meanwhile rejects the call instead of reaching the
+   * hashing threads, and so does an abort (with the signal's reason). A
+   * failed call leaves the hasher as it was; until the call settles, other
+   * calls on this hasher throw (it is busy).
+   */
+  async updateAsync(input: Input, signal?: AbortSignal, onProgress?: (done: number) => void): Promise<void> {
+    const run = this.#engine.updateAsync ?? unsupported('updateAsync');
+    const state = this[STATE]();
+    let before: unknown;
+    this.#busy = true;
+    try {
+      await run(state, input, signal, onProgress, (state) => {
+        before = state;
+      });
+    } finally {
+      this[BUSY](false, before);
+    }
+  }
+
+  /** Hashes `length` bytes of the open file `fd` from `offset` off the JS
+   * thread (mapped into memory with `mmap`), where the backend can (see
+   * `updateAsync`); resolves to the bytes hashed, fewer than `length` if
+   * the file ended first. */
+  async updateFromFd(fd: number, offset: number, length: number, mmap: boolean, signal?: AbortSignal): Promise<number> {
+    const run = this.#engine.updateFromFd ?? unsupported('updateFromFd');
+    const state = this[STATE]();
+    this.#busy = true;
+    try {
+      return await run(state, fd, offset, length, mmap, signal);
+    } finally {
+      this[BUSY](false);
+    }
+  }
+
+  /** Whether this hasher's backend has `updateAsync` and `updateFromFd`
+   * (the native addon's threads). */
+  supports(capability: 'updateAsync' | 'updateFromFd'): boolean {
+    return this.#engine[capability] !== undefined;
+  }
+
+  /** @internal The backend state with all input applied. */
   [STATE](): unknown {
     this.#live();
     return this.#current();

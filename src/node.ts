@@ -15,11 +15,14 @@ import type { StreamSource } from './stream-source.js';
 export * from './api.js';
 export type { NodeInitOptions } from './node/backend.js';
 export { nativeStatus, type NativeStatus } from './native/addon.js';
-export { NativeHasher } from './native/hasher.js';
+/** @deprecated The one Hasher, under the name it had when only it had
+ * updateAsync and updateFromFd: every Hasher has them where the backend can
+ * (see Hasher.supports). */
+export { Hasher as NativeHasher } from './hasher.js';
 /** The one XofReader, under the name it had when native readers were their own class. */
 export { XofReader as NativeXofReader } from './hasher.js';
 export { nativeThreshold } from './node/routing.js';
-export { FileTruncatedError, hashFile, type HashFileOptions } from './node/file.js';
+export { FileTruncatedError, hashFile, type HashFileOptions, updateFromFile, type UpdateFromFileOptions } from './node/file.js';
 export { HashSink, HashTransform } from './node/stream.js';
 export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
 

@@ -1,5 +1,7 @@
 // blake3-kit instances for the in-process scripts: one per backend (and per
 // checkout, for before/after runs), each checked to be the backend it asked for.
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoDir } from './build.mjs';
@@ -13,15 +15,22 @@ export const addonPath = (repo) => join(repo, 'native', `blake3-kit.${process.pl
 
 /**
  * A blake3-kit instance of its own from checkout `repo`'s dist/node.js,
- * initialised with `backend`. The query string makes each URL a separate ES
- * module instance (own wasm memory, own routing state); the addon is a
- * CommonJS require and so is shared by all instances that load the same file.
- * With `repo`, the addon is named explicitly (init({ nativePath })), so that
- * BLAKE3_KIT_NATIVE_PATH cannot make two checkouts share one.
+ * initialised with `backend`. Each instance loads its own copy of the
+ * package files (dist/, wasm/, native/) from a temporary directory: dist's
+ * entries share chunks, so a query string on dist/node.js alone would give
+ * a new entry over the same state (own wasm memory and routing state are
+ * what an instance needs). The addon is a CommonJS require; with `repo` it
+ * is named explicitly (init({ nativePath })), so that BLAKE3_KIT_NATIVE_PATH
+ * cannot make two checkouts share one.
  */
 export async function loadKit(backend, { repo, tag = '' } = {}) {
   const dir = resolve(repo ?? repoDir);
-  const mod = await import(`${pathToFileURL(join(dir, 'dist', 'node.js')).href}?${tag}${backend}`);
+  const copy = mkdtempSync(join(tmpdir(), `blake3-kit-${tag}${backend}-`));
+  for (const part of ['dist', 'wasm', 'native', 'package.json']) {
+    if (existsSync(join(dir, part))) cpSync(join(dir, part), join(copy, part), { recursive: true });
+  }
+  process.once('exit', () => rmSync(copy, { recursive: true, force: true }));
+  const mod = await import(pathToFileURL(join(copy, 'dist', 'node.js')).href);
   const options = repo === undefined ? { backend } : { backend, nativePath: addonPath(dir) };
   let b3;
   try {

@@ -9,8 +9,7 @@
 
 import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
-import { NativeHasher, configureParallel, init, toHex, type Blake3, type Blake3Hasher, type KeyOption } from '../node.js';
-import { feedFile, OpenFile, type ByteSink } from '../node/feed.js';
+import { configureParallel, init, toHex, updateFromFile, type Blake3, type Blake3Hasher, type KeyOption } from '../node.js';
 import { parseOptions, UsageError, type Options } from './args.js';
 import { rawArgs } from './argv.js';
 import { displayPath, parseCheckLine, printablePath } from './check-format.js';
@@ -70,6 +69,9 @@ function* chunks(path: Buffer): Generator<Buffer> {
   }
 }
 
+/** What a file is fed to: a hasher, or a hasher and past-end.ts's tracker. */
+type ByteSink = { update(bytes: Uint8Array): unknown };
+
 /** Feeds a file, or stdin for `-`, into `hasher`: all of its content, as b3sum does. */
 async function feed(path: Buffer, hasher: ByteSink, options: Options): Promise<void> {
   if (path.equals(STDIN)) {
@@ -77,27 +79,26 @@ async function feed(path: Buffer, hasher: ByteSink, options: Options): Promise<v
     for (const chunk of chunks(STDIN)) hasher.update(chunk);
     return;
   }
-  const file = await OpenFile.open(path);
-  try {
-    const progress = Progress.maybe(file.stats.size, displayPath(path));
-    let shown = 0;
-    const advance =
-      progress &&
-      ((done: number) => {
-        progress.advance(done - shown);
+  // A bar for files of a few MiB on, drawn from the first report, which
+  // carries the size at open (asked for only where stderr is a terminal:
+  // without reports the addon reads a file in one task).
+  let progress: Progress | undefined;
+  let shown = 0;
+  const onProgress = process.stderr.isTTY
+    ? (done: number, total: number | undefined) => {
+        progress ??= total === undefined ? undefined : Progress.maybe(total, displayPath(path));
+        progress?.advance(done - shown);
         shown = done;
-      });
-    await feedFile(file, hasher, { mmap: !options.noMmap, progress: advance, shrunk: 'hash' });
-    progress?.finish();
-  } finally {
-    await file.close();
-  }
+      }
+    : undefined;
+  // b3sum hashes a file that shrinks as far as it goes.
+  await updateFromFile(hasher, path, { mmap: !options.noMmap, onProgress, truncated: 'hash' });
+  progress?.finish();
 }
 
-/** A hasher for the mode asked for: with the addon, one that can read files
- * off the JS thread. */
+/** A hasher for the mode asked for (with the addon, its threads read files). */
 function hasherFor(b3: Blake3, options?: KeyOption): Blake3Hasher {
-  return b3.backend.startsWith('native') ? new NativeHasher(options) : b3.createHasher(options);
+  return b3.createHasher(options);
 }
 
 /** Output from --seek on: the library's, or past its end (past-end.ts). */

@@ -1,11 +1,13 @@
 // The native backend's hasher state: a handle on the official crate's
-// Hasher in the addon.
+// Hasher in the addon, and what only the addon can do with it: hash off the
+// JS thread, from memory or from a file descriptor.
 
 import type { HasherEngine, TreeOps } from '../engine.js';
 import { BATCH } from '../hasher.js';
-import { copyInto } from '../input.js';
+import { checkSignal, copyInto, type Input } from '../input.js';
+import { NATIVE_STEP, abortable, absorb } from './absorb.js';
 import { addon, type NativeHasherHandle } from './addon.js';
-import { nativeContextKeys, nativeHashInto, offHeapKey, outputTarget } from './hash.js';
+import { inputBytes, nativeContextKeys, nativeHashInto, offHeapKey, outputTarget } from './hash.js';
 
 const encoder = new TextEncoder();
 
@@ -82,7 +84,60 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
   // A forgotten handle is freed with its JS object by napi's finalizer.
   track() {},
   untrack() {},
+  updateAsync: updateOffThread,
+  updateFromFd,
 };
+
+/**
+ * Hashes `input` on the addon's threads. Bytes in a SharedArrayBuffer are
+ * read in place; any others are copied first, a piece at a time while the
+ * last one hashes, so detaching or shrinking them meanwhile can't reach the
+ * hashing threads: the call rejects instead, and so does an abort (with the
+ * signal's reason). Bytes changed in place during the call may be hashed
+ * before or after the change.
+ */
+async function updateOffThread(
+  state: NativeHasherHandle,
+  input: Input,
+  signal: AbortSignal | undefined,
+  onProgress: ((done: number) => void) | undefined,
+  restore: (before: NativeHasherHandle) => void,
+): Promise<void> {
+  checkSignal(signal, 'signal');
+  const bytes = inputBytes(input, 'input');
+  // One piece is all-or-nothing in the addon; several need a snapshot.
+  const before = bytes.length > NATIVE_STEP ? state.clone() : undefined;
+  try {
+    await absorb(state, bytes, signal, onProgress);
+  } catch (error) {
+    if (before !== undefined) restore(before);
+    throw error;
+  }
+  before?.free();
+}
+
+async function updateFromFd(
+  state: NativeHasherHandle,
+  fd: number,
+  offset: number,
+  length: number,
+  mmap: boolean,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  checkSignal(signal, 'signal');
+  for (const [name, value] of [
+    ['fd', fd],
+    ['offset', offset],
+    ['length', length],
+  ] as const) {
+    if (typeof value !== 'number') throw new TypeError(`blake3-kit: ${name} must be a number; got ${typeof value}`);
+    if (!Number.isSafeInteger(value) || value < 0 || (name === 'fd' && value > 0x7fffffff)) {
+      throw new RangeError(`blake3-kit: ${name} must be a non-negative ${name === 'fd' ? 'file descriptor' : 'safe integer'}; got ${value}`);
+    }
+  }
+  if (typeof mmap !== 'boolean') throw new TypeError(`blake3-kit: mmap must be a boolean; got ${typeof mmap}`);
+  return abortable((inner) => state.updateFromFd(fd, offset, length, mmap, inner), signal);
+}
 
 /** The tree operations through the addon (upstream's hazmat). */
 export const nativeTreeOps: TreeOps = {

@@ -6,7 +6,7 @@
 // A file is opened once and everything reads that one descriptor: a FIFO
 // opened a second time after its writer has gone never reports its end (the
 // kernel signals hang-up only to readers that were there for a writer).
-// Regular files: with a NativeHasher, the official crate reads (or maps)
+// Regular files: with a hasher on the addon, the official crate reads (or maps)
 // them off the JS thread on all cores, in NATIVE_STEP steps when there is
 // progress to report or a signal to watch, else in one task; otherwise two
 // reused buffers, the next read in libuv's thread pool while the current
@@ -20,7 +20,7 @@ import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { NATIVE_STEP } from '../native/absorb.js';
-import type { NativeHasher } from '../native/hasher.js';
+import { Hasher } from '../hasher.js';
 
 /** Bytes per read on this thread. */
 const READ_BYTES = 1 << 20;
@@ -49,7 +49,7 @@ export class FileTruncatedError extends Error {
 
 /** What hashFile and the CLI do differently, on purpose. */
 export interface FeedPolicy {
-  /** NativeHasher only: map regular files of MAP_FROM bytes or more. */
+  /** On the addon only: map regular files of MAP_FROM bytes or more. */
   mmap: boolean;
   signal?: AbortSignal | undefined;
   /** Bytes done, with the reported size as total while reads stay within it. */
@@ -164,17 +164,16 @@ export async function feedFile(file: OpenFile, hasher: ByteSink, policy: FeedPol
   }
 }
 
-/** Whether `hasher` is a NativeHasher. By shape: the CLI's bundle has its
- * own copy of this module, but the package's classes. */
-function onAddon(hasher: ByteSink): hasher is NativeHasher {
-  return typeof (hasher as unknown as Partial<NativeHasher>).updateFromFd === 'function';
+/** Whether the addon's threads can read the file into `hasher`. */
+function onAddon(hasher: ByteSink): hasher is Hasher {
+  return hasher instanceof Hasher && hasher.supports('updateFromFd');
 }
 
 /** A regular file through the addon, in steps that each end at NATIVE_STEP
  * or at the end of the file; one step if nothing is reported or watched:
  * the threads stay busy from the first byte to the last (1 GiB cached, 2
  * threads: one task 145 ms, 16 MiB steps 169 ms, b3sum 154 ms). */
-async function readNative(file: OpenFile, hasher: NativeHasher, policy: FeedPolicy, report: ((done: number) => void) | undefined): Promise<void> {
+async function readNative(file: OpenFile, hasher: Hasher, policy: FeedPolicy, report: ((done: number) => void) | undefined): Promise<void> {
   const { signal, mmap } = policy;
   const map = mmap && file.stats.size >= MAP_FROM;
   // b3sum maps the size at open; reads go on to the end.

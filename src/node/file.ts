@@ -7,13 +7,12 @@
 import type { PathLike } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { nativeInUse } from '../backend.js';
-import { createHasher } from '../hasher.js';
+import { createHasher, type Hasher } from '../hasher.js';
 import { checkAsyncOptions, outputLength, type AsyncHashOptions } from '../input.js';
 import { modeOf } from '../modes.js';
 import { addon } from '../native/addon.js';
 import { nativeContextKeys } from '../native/hash.js';
-import { NativeHasher } from '../native/hasher.js';
-import { addonTruncated, checkNotShrunk, feedFile, OpenFile } from './feed.js';
+import { addonTruncated, checkNotShrunk, feedFile, OpenFile, type ByteSink } from './feed.js';
 import { nodeParallel } from './parallel.js';
 
 export { FileTruncatedError } from './feed.js';
@@ -46,7 +45,7 @@ export async function hashFile(path: PathLike, options?: HashFileOptions): Promi
   signal?.throwIfAborted();
   // Created first so that a bad key or context rejects before the file is
   // touched; it holds no memory beyond its JS object until it is fed.
-  using hasher = nativeInUse() ? new NativeHasher(options) : createHasher(options);
+  using hasher = createHasher(options);
   const file = await OpenFile.open(path);
   try {
     if (file.stats.isFile()) {
@@ -55,6 +54,42 @@ export async function hashFile(path: PathLike, options?: HashFileOptions): Promi
     }
     await feedFile(file, hasher, { mmap, signal, progress: onProgress, shrunk: 'reject' });
     return hasher.digest({ length });
+  } finally {
+    await file.close();
+  }
+}
+
+export interface UpdateFromFileOptions {
+  /** As hashFile's: map regular files into memory where the backend reads them (native). */
+  mmap?: boolean;
+  signal?: AbortSignal;
+  /** Bytes fed so far, and the file's size at open while reads stay within it. */
+  onProgress?: (done: number, total: number | undefined) => void;
+  /** A regular file that shrinks while it is read: `reject` with
+   * FileTruncatedError (the default), or `hash` it as far as it went, as
+   * b3sum does. */
+  truncated?: 'reject' | 'hash';
+}
+
+/**
+ * Feeds all of a file's content, in order, to `target`: a Hasher (on the
+ * native backend its threads read the file, mapped or with pread), or
+ * anything with an `update(bytes)` method. Procfs and sysfs files, FIFOs and
+ * devices are read to their end. Rejects with the system error or
+ * FileTruncatedError; what was fed before a rejection stays fed.
+ */
+export async function updateFromFile(target: Hasher | ByteSink, path: PathLike, options?: UpdateFromFileOptions): Promise<void> {
+  if (typeof (target as Partial<ByteSink> | null)?.update !== 'function')
+    throw new TypeError('blake3-kit: target must be a Hasher or have an update(bytes) method');
+  checkAsyncOptions(options, 'options');
+  const { mmap = true, signal, onProgress, truncated = 'reject' } = options ?? {};
+  if (typeof mmap !== 'boolean') throw new TypeError('blake3-kit: options.mmap must be a boolean');
+  if (truncated !== 'reject' && truncated !== 'hash')
+    throw new TypeError(`blake3-kit: options.truncated must be 'reject' or 'hash'; got ${String(truncated)}`);
+  signal?.throwIfAborted();
+  const file = await OpenFile.open(path);
+  try {
+    await feedFile(file, target, { mmap, signal, progress: onProgress, shrunk: truncated });
   } finally {
     await file.close();
   }
