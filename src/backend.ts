@@ -1,12 +1,12 @@
-// The one backend module: which backend is in use (wasm, the native addon,
-// or both routed by size), chosen once by init() under one set of rules.
+// init()'s rules: which backend to use (wasm, the native addon, or both
+// routed by size), chosen once. The choice is one record in engine.ts
+// (useBackend), which every new Hasher and the tree and batch APIs read.
 // The named exports (hash, keyedHash, deriveKey) are live bindings that
-// follow the choice, so `import { hash }` behaves like `b3.hash`; every new
-// Hasher takes the active engine (engine.ts).
+// follow the choice, so `import { hash }` behaves like `b3.hash`.
 
 import { Hasher, XofReader, createHasher } from './hasher.js';
 import { toHex } from './hex.js';
-import { useEngine, type HasherEngine, type ManyOps, type TreeOps } from './engine.js';
+import { backendInUse, useBackend, type HasherEngine, type ManyOps, type TreeOps } from './engine.js';
 import { wasmEngine } from './wasm/engine.js';
 import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from './wasm/hash.js';
 import { blockChoice, type BlockChoice } from './wasm/blocks.js';
@@ -87,13 +87,12 @@ export let hash = wasmHash;
 export let keyedHash = wasmKeyedHash;
 export let deriveKey = wasmDeriveKey;
 
-let active: Backend | undefined;
 let reason = '';
 let started: Promise<Blake3> | undefined;
 
 /** The backend in use, or undefined before init() resolves. */
 export function backend(): Backend | undefined {
-  return active;
+  return backendInUse()?.name;
 }
 
 export interface BackendStatus {
@@ -108,12 +107,13 @@ export interface BackendStatus {
 
 /** What init() chose and why, for logs and bug reports. */
 export function backendStatus(): BackendStatus {
+  const active = backend();
   return { backend: active, reason, wasmBlocks: active === undefined || active === 'native' ? undefined : blockChoice() };
 }
 
 /** Whether the addon serves large inputs (the native and routed backends). */
 export function nativeInUse(): boolean {
-  return active?.startsWith('native') ?? false;
+  return backend()?.startsWith('native') ?? false;
 }
 
 /** What was asked for: whether to load the addon, and which wasm flavour. */
@@ -231,7 +231,6 @@ function use(chosen: Backend, oneShots: OneShots, engine: HasherEngine<unknown>,
   hash = oneShots.hash;
   keyedHash = oneShots.keyedHash;
   deriveKey = oneShots.deriveKey;
-  useEngine(engine, tree, many);
-  active = chosen;
+  useBackend({ name: chosen, engine, nativeTree: tree, nativeMany: many });
   return apiFor(chosen, oneShots);
 }

@@ -96,29 +96,46 @@ export interface ManyOps {
   hashMany(mode: Mode, key: Uint8Array | undefined, inputs: ManyInputs, length: number, out: Uint8Array): void;
 }
 
-let active: HasherEngine | undefined;
-let nativeTree: TreeOps | undefined;
-let nativeMany: ManyOps | undefined;
+/** The wasm flavour (SIMD where the engine has it, else scalar). */
+export type Flavour = 'simd' | 'scalar';
+export type WasmBackend = `wasm-${Flavour}`;
+/** The wasm flavour, the native addon (Node), or native for large inputs
+ * with wasm for small ones (Node's default where the addon loads). */
+export type Backend = WasmBackend | 'native' | `native+${WasmBackend}`;
+
+/** The backend init() chose, in one record: its name, the engine every new
+ * Hasher takes, and the addon's tree and batch operations where it serves
+ * them (wasm's are imported only by the APIs that use them). */
+export interface BackendInUse {
+  readonly name: Backend;
+  readonly engine: HasherEngine;
+  readonly nativeTree: TreeOps | undefined;
+  readonly nativeMany: ManyOps | undefined;
+}
+
+let inUse: BackendInUse | undefined;
+
+/** Called by init() once a backend is chosen. */
+export function useBackend(backend: BackendInUse): void {
+  inUse = backend;
+}
+
+/** The backend in use, or undefined before init() resolves. */
+export function backendInUse(): BackendInUse | undefined {
+  return inUse;
+}
 
 /** The engine of the backend in use; throws before init(). */
 export function activeEngine(): HasherEngine {
-  return active ?? notInitialized();
-}
-
-/** Called by init() once a backend is chosen; `tree` and `many` are left
- * undefined where wasm serves those operations. */
-export function useEngine(engine: HasherEngine, tree?: TreeOps, many?: ManyOps): void {
-  active = engine;
-  nativeTree = tree;
-  nativeMany = many;
+  return inUse?.engine ?? notInitialized();
 }
 
 /** The native backend's hashMany, if it serves it. */
 export function nativeManyOps(): ManyOps | undefined {
-  return nativeMany;
+  return inUse?.nativeMany;
 }
 
 /** The native backend's tree operations, if it serves them. */
 export function nativeTreeOps(): TreeOps | undefined {
-  return nativeTree;
+  return inUse?.nativeTree;
 }

@@ -8,11 +8,9 @@ import { probeBlocks } from './blocks.js';
 import { selfTestFailure } from './self-test.js';
 import { ABI_VERSION, attach, type CoreExports } from './core.js';
 
-export type Flavour = 'simd' | 'scalar';
-export type WasmBackend = `wasm-${Flavour}`;
-/** The wasm flavour, the native addon (Node), or native for large inputs
- * with wasm for small ones (Node's default where the addon loads). */
-export type Backend = WasmBackend | 'native' | `native+${WasmBackend}`;
+import type { Flavour, WasmBackend } from '../engine.js';
+
+export type { Backend, Flavour, WasmBackend } from '../engine.js';
 
 /** Where a wasm module comes from: a compiled module, its bytes, a URL or
  * path to it, or a fetch Response. */
