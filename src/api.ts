@@ -1,8 +1,6 @@
-// The platform-neutral public API. The entry points (node.ts, browser.ts)
-// add `init`, which needs to know how to fetch the wasm file.
-
-import type { Hasher, XofReader } from './hasher.js';
-import { core } from './wasm/core.js';
+// The platform-neutral public API, a barrel: each name has its home module.
+// The entry points (node.ts, browser.ts, ...) add `init`, which needs to
+// know where the wasm comes from.
 
 export {
   backend,
@@ -22,17 +20,7 @@ export { Hasher, XofReader, createHasher } from './hasher.js';
 export { toHex } from './hex.js';
 export { equal } from './cid.js';
 export { MAX_OUTPUT_LENGTH, type AsyncHashOptions, type HashOptions, type Input, type KeyOption, type LengthOption } from './input.js';
+export { memoryStats } from './wasm/core.js';
 export { simdSupported, type Backend, type Flavour, type WasmBackend, type WasmSource } from './wasm/load.js';
-
-/** A streaming hasher (kept as a name for the one Hasher class). */
-export type Blake3Hasher = Hasher;
-/** An extended-output reader (kept as a name for the one XofReader class). */
-export type Blake3XofReader = XofReader;
-
-/** Diagnostics for tests and leak hunting: the wasm slots hashers and
- * readers hold (at most 4,096; any more keep their state in JS memory) and
- * the wasm memory size in bytes. */
-export function memoryStats(): { liveHashers: number; memoryBytes: number } | undefined {
-  if (core === undefined) return undefined;
-  return { liveHashers: core.slots_in_use(), memoryBytes: core.memory.buffer.byteLength };
-}
+// Blake3Hasher and Blake3XofReader: the names the one Hasher and XofReader had.
+export type { Hasher as Blake3Hasher, XofReader as Blake3XofReader } from './hasher.js';

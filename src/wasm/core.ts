@@ -126,3 +126,11 @@ export function cloneSlot(slot: number): number {
   refreshViews();
   return copy;
 }
+
+/** Diagnostics for tests and leak hunting: the wasm slots hashers and
+ * readers hold (at most 4,096; any more keep their state in JS memory) and
+ * the wasm memory size in bytes. */
+export function memoryStats(): { liveHashers: number; memoryBytes: number } | undefined {
+  if (core === undefined) return undefined;
+  return { liveHashers: core.slots_in_use(), memoryBytes: core.memory.buffer.byteLength };
+}
