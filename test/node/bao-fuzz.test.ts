@@ -32,7 +32,20 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { hash, toHex } from 'blake3-kit';
-import { baoDecode, baoDecodeOutboard, baoDecodeSlice, baoDecodeStream, baoEncode, baoSlice, BaoVerifyError, baoTreeDecodeRanges, baoTreeDecodeRangesStream, baoTreeEncodeRanges, type ByteSource, type VerifiedPiece } from 'blake3-kit/bao';
+import {
+  baoDecode,
+  baoDecodeOutboard,
+  baoDecodeSlice,
+  baoDecodeStream,
+  baoEncode,
+  baoSlice,
+  BaoVerifyError,
+  baoTreeDecodeRanges,
+  baoTreeDecodeRangesStream,
+  baoTreeEncodeRanges,
+  type ByteSource,
+  type VerifiedPiece,
+} from 'blake3-kit/bao';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { backend, concatBytes, loadBao, random, randomChunkRanges, seed } from '../shared/setup.js';
 import { root } from './packed.js';

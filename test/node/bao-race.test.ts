@@ -9,7 +9,19 @@
 // in both orders, baoDecodeStream with a one-chunk leaf or a raced outboard)
 // on each of wasm-simd, wasm-scalar and native.
 import { Worker } from 'node:worker_threads';
-import { baoDecode, baoDecodeOutboard, baoDecodeSlice, baoDecodeStream, baoEncode, baoSlice, baoTreeDecodeOutboard, baoTreeDecodeRanges, baoTreeDecodeRangesStream, baoTreeEncodeRanges, baoTreeOutboard } from 'blake3-kit/bao';
+import {
+  baoDecode,
+  baoDecodeOutboard,
+  baoDecodeSlice,
+  baoDecodeStream,
+  baoEncode,
+  baoSlice,
+  baoTreeDecodeOutboard,
+  baoTreeDecodeRanges,
+  baoTreeDecodeRangesStream,
+  baoTreeEncodeRanges,
+  baoTreeOutboard,
+} from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
 import { backend, concatBytes, loadBao, random, seed } from '../shared/setup.js';
 

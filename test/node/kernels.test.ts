@@ -101,7 +101,8 @@ describe.each([0, 1, 2])(`simd128 and portable kernels agree in mode %i (seed ${
     scalar.setMode(mode);
     // Both modules hash with the key this mode names, not merely the same one.
     const input = source.subarray(0, 1500);
-    const expected = mode === 0 ? blake3(input) : mode === 1 ? blake3(input, { key: KEY }) : blake3(input, { context: new TextEncoder().encode(CONTEXT) });
+    const expected =
+      mode === 0 ? blake3(input) : mode === 1 ? blake3(input, { key: KEY }) : blake3(input, { context: new TextEncoder().encode(CONTEXT) });
     expect(simd.oneshot(mode, input, 32)).toBe(bytesToHex(expected));
     expect(scalar.oneshot(mode, input, 32)).toBe(bytesToHex(expected));
   });

@@ -19,7 +19,7 @@ const SAMPLE_SEED = 0xba0;
 export function sampled(all: readonly number[], keep: (value: number, index: number) => boolean): number[] {
   if (everyPosition || all.length <= SAMPLE * 2) return [...all];
   const chosen = new Set<number>();
-  all.forEach((value, i) => keep(value, i) && chosen.add(i));
+  for (const [i, value] of all.entries()) if (keep(value, i)) chosen.add(i);
   const rng = random(SAMPLE_SEED + all.length);
   for (let n = 0; n < SAMPLE; n++) chosen.add(rng.int(all.length));
   return [...chosen].sort((a, b) => a - b).map((i) => all[i]!);

@@ -2,7 +2,18 @@
 // every section: hash, encode, outboard, seek and slice, with every
 // corruption offset; on every backend.
 import { hash, toHex } from 'blake3-kit';
-import { baoDecode, baoDecodeOutboard, baoDecodeSlice, baoEncode, baoEncodedLength, baoSlice, baoSliceOutboard, baoTreeDecodeOutboard, baoTreeOutboard, BaoVerifyError } from 'blake3-kit/bao';
+import {
+  baoDecode,
+  baoDecodeOutboard,
+  baoDecodeSlice,
+  baoEncode,
+  baoEncodedLength,
+  baoSlice,
+  baoSliceOutboard,
+  baoTreeDecodeOutboard,
+  baoTreeOutboard,
+  BaoVerifyError,
+} from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
 import vectors from '../bao/vectors.json';
 import { leafPositions, outboardPositions } from './bao-sweep.js';
