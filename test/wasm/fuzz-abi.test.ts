@@ -13,9 +13,11 @@ import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { describe, expect, it } from 'vitest';
 import type { CoreExports } from '../../src/wasm/core.js';
 import { instantiate, loadedModule } from '../../src/wasm/load.js';
-import { load, random } from '../shared/setup.js';
+import { loadBao, random } from '../shared/setup.js';
 
-await load();
+// The bao entry's module: every export (in browsers 'blake3-kit' loads the
+// hashing-only module, the same code with fewer exports).
+await loadBao();
 const module = loadedModule();
 
 const env = typeof process !== 'undefined' ? process.env : {};
