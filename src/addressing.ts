@@ -1,6 +1,7 @@
-// Content addressing's public surface: Bao (the bao crate's format), iroh's
-// bao-tree, HashSeq, CIDs and the subtree API. The `blake3-kit/bao` entries
-// export it; hashing-only apps never load it.
+// What the `blake3-kit/bao` entries add to the hashing API, in one list:
+// content addressing (Bao, the bao crate's format; iroh's bao-tree, HashSeq,
+// CIDs, the subtree API) and batch hashing (hashMany), whose wasm exports
+// the hashing entries' modules leave out.
 
 export { BLAKE3_MULTIHASH, cid, cidBytes, type CidBase, multihash, parseCid, parseMultihash, type ParsedCid, RAW_CODEC } from './cid.js';
 export { baoDecode, baoDecodeOutboard, BaoVerifyError } from './bao/decode.js';
@@ -20,3 +21,4 @@ export {
   type ChunkRangeList,
 } from './bao-tree/ranges.js';
 export { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, type SubtreeOptions } from './subtree.js';
+export { hashMany, type HashManyOptions } from './many.js';

@@ -16,7 +16,6 @@ import { withTreeExports } from './wasm/widen.js';
 
 export * from './browser.js';
 export * from './addressing.js';
-export { hashMany, type HashManyOptions } from './many.js';
 export type { BaoEncodeParallelOptions } from './bao/encode-parallel.js';
 
 const platform: Platform = {

@@ -6,4 +6,3 @@
 
 export * from './entry-core.js';
 export * from './addressing.js';
-export { hashMany, type HashManyOptions } from './many.js';

@@ -11,7 +11,6 @@ import type { StreamSource } from './stream-source.js';
 
 export * from './node.js';
 export * from './addressing.js';
-export { hashMany, type HashManyOptions } from './many.js';
 export type { BaoEncodeParallelOptions } from './bao/encode-parallel.js';
 
 /** The Bao encoding of a large input, its chunks hashed across
