@@ -4,7 +4,7 @@
 // bundler with the `node` condition) has the full Node API. Then publint and
 // attw on the same package.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,6 +154,15 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
     const bundler = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'preserve', moduleResolution: 'bundler', customConditions: ['node'] });
     expect(bundler.output).toBe('');
     expect(bundler.status).toBe(0);
+    // Or it imports blake3-kit/node, the Node entry under a plain subpath,
+    // which needs no condition.
+    writeFileSync(join(dir, 'subpath.ts'), nodeApp.replace("from 'blake3-kit'", "from 'blake3-kit/node'"));
+    const subpath = typeCheck(dir, 'subpath.ts', { ...nodeLib, module: 'preserve', moduleResolution: 'bundler' });
+    expect(subpath.output).toBe('');
+    expect(subpath.status).toBe(0);
+    // Without either, bundler resolution takes the default (browser) types.
+    const plain = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'preserve', moduleResolution: 'bundler' });
+    expect(plain.output).toMatch(/has no exported member (named )?'hashFile'/);
     // CommonJS: require() of our ES modules (Node >= 20.19), typed by nodenext.
     const required = typeCheck(dir, 'app.cts', { ...nodeLib, module: 'nodenext', moduleResolution: 'nodenext' });
     expect(required.output).toBe('');
@@ -169,15 +178,13 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
     expect(run.status).toBe(0);
   });
 
-  it('passes attw under the esm-only profile', () => {
+  it('passes attw under the esm-only profile, run as the docs write it', () => {
     // esm-only: the package ships ES modules only. Node >= 20.19 (our engines)
     // require()s them and TypeScript >= 5.8 types that (module node20/nodenext),
     // but attw's own TypeScript predates require(esm) and flags every CJS
-    // resolution. The .wasm subpaths are files for bundlers and fetch, not
-    // modules, so they have no types to check.
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-    const assets = Object.keys(pkg.exports).filter((subpath) => subpath.endsWith('.wasm'));
-    const run = spawnSync(bin('attw'), [tarball, '--profile', 'esm-only', '--no-color', '--format', 'ascii', '--exclude-entrypoints', ...assets], {
+    // resolution. Every subpath is checked, the .wasm files too (typed
+    // `unknown` by wasm/file.d.ts).
+    const run = spawnSync(bin('attw'), [tarball, '--profile', 'esm-only', '--no-color', '--format', 'ascii'], {
       cwd: root,
       encoding: 'utf8',
       timeout: 60_000,
