@@ -5,6 +5,7 @@
 
 export { BLAKE3_MULTIHASH, cid, cidBytes, type CidBase, multihash, parseCid, parseMultihash, type ParsedCid, RAW_CODEC } from './cid.js';
 export { baoDecode, baoDecodeOutboard, BaoVerifyError } from './bao/decode.js';
+export { type Blake3Multihasher, blake3Multihasher, MultihashDigest, multihashHasher, type MultihashHasherOptions } from './multiformats/hasher.js';
 export { baoFetchRange, type BaoFetchOptions } from './bao/fetch.js';
 export { baoEncodeStream, type BaoEncodeStreamOptions } from './bao/encode-stream.js';
 export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } from './bao/encode.js';
