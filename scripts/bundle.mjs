@@ -23,13 +23,15 @@ const sharedNodeEntry = {
 };
 
 /** Keeps the workerd, edge-light and inline entries' imports of the code
- * they share (dist/entry-core.js, dist/bao-entry-core.js), which are split
+ * they share (dist/entry-core.js, dist/bao-entry-core.js, and
+ * dist/compat-entry-core.js from src/compat/entry-core.ts), which are split
  * entries on the same chunks: a second copy of that code would be a second
  * wasm state. */
 const sharedEntryCore = {
   name: 'shared-entry-core',
   setup(b) {
     b.onResolve({ filter: /^\.\/(bao-)?entry-core\.js$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^\.\/compat\/entry-core\.js$/ }, () => ({ path: './compat-entry-core.js', external: true }));
   },
 };
 
@@ -78,7 +80,9 @@ export async function bundle() {
     build({
       ...common,
       entryPoints: Object.fromEntries(
-        ['node', 'browser', 'entry-core', 'bao-node', 'bao-browser', 'bao-entry-core'].map((name) => [name, join(root, `src/${name}.ts`)]),
+        ['node', 'browser', 'entry-core', 'bao-node', 'bao-browser', 'bao-entry-core', 'compat-node', 'compat-browser']
+          .map((name) => [name, join(root, `src/${name}.ts`)])
+          .concat([['compat-entry-core', join(root, 'src/compat/entry-core.ts')]]),
       ),
       outdir: join(root, 'dist'),
       splitting: true,
@@ -104,6 +108,8 @@ export async function bundle() {
       ['edge-light', 'workerd', '?module'],
       ['bao-workerd', 'bao-workerd', ''],
       ['bao-edge-light', 'bao-workerd', '?module'],
+      ['compat-workerd', 'compat-workerd', ''],
+      ['compat-edge-light', 'compat-workerd', '?module'],
     ].map(([name, source, suffix]) =>
       build({
         ...common,
@@ -148,7 +154,18 @@ export async function bundle() {
 }
 
 /** The .d.ts files the package's type entries reach. */
-const TYPE_ENTRIES = ['node.d.ts', 'browser.d.ts', 'workerd.d.ts', 'inline.d.ts', 'bao-node.d.ts', 'bao-browser.d.ts', 'bao-workerd.d.ts'];
+const TYPE_ENTRIES = [
+  'node.d.ts',
+  'browser.d.ts',
+  'workerd.d.ts',
+  'inline.d.ts',
+  'bao-node.d.ts',
+  'bao-browser.d.ts',
+  'bao-workerd.d.ts',
+  'compat-node.d.ts',
+  'compat-browser.d.ts',
+  'compat-workerd.d.ts',
+];
 
 /**
  * Deletes the .d.ts files tsc wrote that no type entry reaches (through

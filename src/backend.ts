@@ -10,6 +10,7 @@ import { backendInUse, useBackend, type HasherEngine, type ManyOps, type TreeOps
 import { wasmEngine } from './wasm/engine.js';
 import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from './wasm/hash.js';
 import { blockChoice, type BlockChoice } from './wasm/blocks.js';
+import { loadWasmSync } from './compat/load-sync.js';
 import {
   loadWasm,
   selfTestFallback,
@@ -20,6 +21,7 @@ import {
   type WasmBackend,
   type WasmSource,
 } from './wasm/load.js';
+import type { WasmModule } from './wasm/types.js';
 
 /** The one-shot functions a backend provides. */
 export interface OneShots {
@@ -81,6 +83,13 @@ export interface BackendPlatform extends Platform {
   loadNative?: (options: InitOptions) => NativeBackend;
 }
 
+/** A platform whose wasm is at hand synchronously (Node reads the file,
+ * workerd imports the module): initBackendSync() loads from it. */
+export interface SyncBackendPlatform extends BackendPlatform {
+  /** The compiled module of a flavour, read or imported synchronously. */
+  compileSync(flavour: Flavour): WasmModule;
+}
+
 export const BACKEND_VARIABLE = 'BLAKE3_KIT_BACKEND';
 
 export let hash = wasmHash;
@@ -89,6 +98,8 @@ export let deriveKey = wasmDeriveKey;
 
 let reason = '';
 let started: Promise<Blake3> | undefined;
+/** What `started` resolved to, once it has: initBackendSync() reads it. */
+let current: Blake3 | undefined;
 
 /** The backend in use, or undefined before init() resolves. */
 export function backend(): Backend | undefined {
@@ -160,11 +171,11 @@ function request(platform: BackendPlatform, options: InitOptions): Request {
 }
 
 /** Whether the backend in use serves a later init() call's request. */
-function satisfies(current: Backend, { choice, wasm }: Request): boolean {
-  const flavourOk = wasm === 'auto' || wasm === 'none' || current.endsWith(`wasm-${wasm}`);
+function satisfies(inUse: Backend, { choice, wasm }: Request): boolean {
+  const flavourOk = wasm === 'auto' || wasm === 'none' || inUse.endsWith(`wasm-${wasm}`);
   if (choice === 'auto') return flavourOk;
-  if (choice === 'native') return current === 'native';
-  return current.startsWith('wasm') && flavourOk;
+  if (choice === 'native') return inUse === 'native';
+  return inUse.startsWith('wasm') && flavourOk;
 }
 
 /** Loads a backend once (later calls get the same one, or an error if they
@@ -172,19 +183,11 @@ function satisfies(current: Backend, { choice, wasm }: Request): boolean {
 export function initBackend(platform: BackendPlatform, options: InitOptions = {}): Promise<Blake3> {
   let wanted: Request;
   try {
-    if (typeof options !== 'object' || options === null) throw new TypeError('blake3-kit: init options must be an object');
-    wanted = request(platform, options);
+    wanted = checkedRequest(platform, options);
   } catch (error) {
     return Promise.reject(error);
   }
-  if (started !== undefined) {
-    return started.then((api) => {
-      if (satisfies(api.backend, wanted)) return api;
-      throw new Error(
-        `blake3-kit: already initialised with ${api.backend}; cannot switch to ${wanted.wasm !== 'auto' && wanted.wasm !== 'none' ? `wasm-${wanted.wasm}` : wanted.choice}`,
-      );
-    });
-  }
+  if (started !== undefined) return started.then((api) => served(api, wanted));
   started = start(platform, options, wanted).catch((error: unknown) => {
     started = undefined; // a failed init may be retried
     throw error;
@@ -192,35 +195,77 @@ export function initBackend(platform: BackendPlatform, options: InitOptions = {}
   return started;
 }
 
-async function start(platform: BackendPlatform, options: InitOptions, wanted: Request): Promise<Blake3> {
-  let native: NativeBackend | undefined;
-  if (wanted.native !== 'no') {
-    try {
-      native = platform.loadNative!(options);
-    } catch (error) {
-      // auto: kept for nativeStatus(); the wasm backend takes over.
-      if (wanted.native === 'must') {
-        throw new Error(`blake3-kit: the native backend was asked for (${BACKEND_VARIABLE} or init({ backend })), but the addon did not load`, {
-          cause: error,
-        });
-      }
+/**
+ * init() done synchronously, for the entries that must hash right after
+ * import (blake3-kit/compat in Node and workerd, as blake3-wasm does): the
+ * same choice of backend, self-test and state, so a later init() gets this
+ * backend. Returns the pending promise instead when an init() is still
+ * loading (its module will be the one in use).
+ */
+export function initBackendSync(platform: SyncBackendPlatform, options: InitOptions = {}): Blake3 | Promise<Blake3> {
+  const wanted = checkedRequest(platform, options);
+  if (current !== undefined) return served(current, wanted);
+  if (started !== undefined) return started.then((api) => served(api, wanted));
+  const native = loadNative(platform, options, wanted);
+  const api =
+    native !== undefined && wanted.wasm === 'none'
+      ? finish(wanted, undefined, native)
+      : finish(wanted, loadWasmSync(platform, wanted.wasm === 'none' ? 'auto' : wanted.wasm), native);
+  started = Promise.resolve(api);
+  return api;
+}
+
+function checkedRequest(platform: BackendPlatform, options: InitOptions): Request {
+  if (typeof options !== 'object' || options === null) throw new TypeError('blake3-kit: init options must be an object');
+  return request(platform, options);
+}
+
+/** The backend in use, if it serves `wanted`. */
+function served(api: Blake3, wanted: Request): Blake3 {
+  if (satisfies(api.backend, wanted)) return api;
+  throw new Error(
+    `blake3-kit: already initialised with ${api.backend}; cannot switch to ${wanted.wasm !== 'auto' && wanted.wasm !== 'none' ? `wasm-${wanted.wasm}` : wanted.choice}`,
+  );
+}
+
+function loadNative(platform: BackendPlatform, options: InitOptions, wanted: Request): NativeBackend | undefined {
+  if (wanted.native === 'no') return undefined;
+  try {
+    return platform.loadNative!(options);
+  } catch (error) {
+    // auto: kept for nativeStatus(); the wasm backend takes over.
+    if (wanted.native === 'must') {
+      throw new Error(`blake3-kit: the native backend was asked for (${BACKEND_VARIABLE} or init({ backend })), but the addon did not load`, {
+        cause: error,
+      });
     }
+    return undefined;
   }
-  if (native !== undefined && wanted.wasm === 'none') {
-    reason = `native, asked for with ${wanted.from}`;
-    return use('native', native.oneShots, native.engine, native.tree, native.many);
-  }
+}
+
+async function start(platform: BackendPlatform, options: InitOptions, wanted: Request): Promise<Blake3> {
+  const native = loadNative(platform, options, wanted);
+  if (native !== undefined && wanted.wasm === 'none') return finish(wanted, undefined, native);
   const wasm = await loadWasm(platform, wanted.wasm === 'none' ? 'auto' : wanted.wasm, options.source);
-  reason = reasonFor(wanted, wasm, native !== undefined);
+  return finish(wanted, { wasm, fallback: selfTestFallback() }, native);
+}
+
+/** Puts the loaded backend in use: the addon alone, wasm alone, or both routed. */
+function finish(wanted: Request, loaded: { wasm: WasmBackend; fallback: string | undefined } | undefined, native: NativeBackend | undefined): Blake3 {
+  if (loaded === undefined) {
+    reason = `native, asked for with ${wanted.from}`;
+    return use('native', native!.oneShots, native!.engine, native!.tree, native!.many);
+  }
+  const { wasm, fallback } = loaded;
+  reason = reasonFor(wanted, wasm, native !== undefined, fallback);
   if (native === undefined) return use(wasm, wasmOneShots, wasmEngine);
   return use(`native+${wasm}`, native.routed.oneShots, native.routed.engine, native.routed.tree, native.routed.many);
 }
 
-function reasonFor(wanted: Request, wasm: WasmBackend, native: boolean): string {
+function reasonFor(wanted: Request, wasm: WasmBackend, native: boolean, fallback: string | undefined): string {
   let why = simdSupported() ? 'this engine validates WebAssembly SIMD' : 'this engine has no WebAssembly SIMD';
   if (wanted.choice.startsWith('wasm-')) why = `asked for with ${wanted.from}`;
   else if (wanted.wasm === 'simd' || wanted.wasm === 'scalar') why = 'asked for with init({ flavour })';
-  const fallback = selfTestFallback();
   if (fallback !== undefined) why = fallback;
   if (native) return `${wanted.choice}, from ${wanted.from}: the native addon loaded and takes large inputs; ${wasm} takes small ones (${why})`;
   const addon = wanted.native === 'try' ? '; the native addon did not load (see nativeStatus())' : '';
@@ -232,5 +277,6 @@ function use(chosen: Backend, oneShots: OneShots, engine: HasherEngine<unknown>,
   keyedHash = oneShots.keyedHash;
   deriveKey = oneShots.deriveKey;
   useBackend({ name: chosen, engine, nativeTree: tree, nativeMany: many });
-  return apiFor(chosen, oneShots);
+  current = apiFor(chosen, oneShots);
+  return current;
 }

@@ -1,0 +1,38 @@
+// Entry point `blake3-kit/compat` for Cloudflare Workers (`workerd`) and
+// Vercel Edge (`edge-light`, built from this file with the `?module`
+// suffix): blake3-wasm's browser API, ready at import as theirs is in
+// workerd: the imported, deploy-time compiled module is instantiated
+// synchronously. load() resolves at once.
+
+import scalarModule from '../wasm/blake3-kit-hash-scalar.wasm';
+import simdModule from '../wasm/blake3-kit-hash-simd.wasm';
+import { load, loadAtImport } from './compat/entry-core.js';
+
+export {
+  BrowserHasher,
+  BrowserHashReader,
+  createDeriveKey,
+  createHash,
+  createKeyed,
+  defaultHashLength,
+  deriveKey,
+  Hash,
+  hash,
+  inputToArray,
+  keyedHash,
+  load,
+  maxHashBytes,
+  using,
+  type BaseHashInput,
+  type BrowserEncoding,
+  type HashInput,
+  type IBaseHashOptions,
+  type IDisposable,
+  type IHasher,
+  type IHasherDigestOptions,
+  type IHashReader,
+} from './compat/entry-core.js';
+
+loadAtImport((flavour) => (flavour === 'simd' ? simdModule : scalarModule));
+
+export default load;

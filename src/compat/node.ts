@@ -1,0 +1,112 @@
+// blake3-wasm's Node API: results are Buffers, strings take any Buffer
+// encoding, and the hash object is a Transform stream whose output is the
+// digest, as theirs is.
+
+import { Buffer } from 'node:buffer';
+import { Transform, type TransformCallback } from 'node:stream';
+import { digestArguments, HasherCore, newHasher, type HasherMode, type IHasher, type IHasherDigestOptions } from './hasher.js';
+import { defaultHashLength, type HashInput } from './input.js';
+import { oneShots } from './one-shots.js';
+import { HashReader } from './reader.js';
+
+export { defaultHashLength, inputToArray, type BaseHashInput, type HashInput, type IBaseHashOptions } from './input.js';
+export type { IHasher, IHasherDigestOptions } from './hasher.js';
+export type { IHashReader } from './reader.js';
+export { maxHashBytes, using, type IDisposable } from './using.js';
+
+const allocBuffer = (length: number) => Buffer.alloc(length);
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+
+/** The Node reader: toString() and toBuffer() give the first 32 bytes. */
+export class NodeHashReader extends HashReader<Buffer> {
+  /** The first 32 output bytes, encoded; moves the position to 32. */
+  override toString(encoding: BufferEncoding = 'hex'): string {
+    return this.toBuffer().toString(encoding);
+  }
+
+  /** The first 32 output bytes; moves the position to 32. */
+  toBuffer(): Buffer {
+    this.position = 0n;
+    return this.read(defaultHashLength);
+  }
+}
+
+/** The hash object's type, as 2.x declared it. */
+export interface INodeHash extends IHasher<Buffer> {
+  update(data: HashInput, encoding?: BufferEncoding): this;
+  digest(options?: IHasherDigestOptions): Buffer;
+  digest(encoding: undefined, options: IHasherDigestOptions): Buffer;
+  digest(encoding: BufferEncoding, options?: IHasherDigestOptions): string;
+}
+
+/** The hash object: a Transform stream (write input, read the digest) with
+ * update, digest, reader and dispose. */
+export class NodeHash extends Transform implements INodeHash {
+  readonly #core: HasherCore<Buffer>;
+
+  /** @internal */
+  constructor(mode: HasherMode) {
+    const hasher = newHasher(mode);
+    super();
+    this.#core = new HasherCore(hasher, allocBuffer);
+  }
+
+  /** Adds input; a string is decoded with `encoding` (UTF-8 by default). */
+  update(data: HashInput, encoding?: BufferEncoding): this {
+    this.#core.update(typeof data === 'string' && encoding !== undefined ? Buffer.from(data, encoding) : data);
+    return this;
+  }
+
+  digest(options?: IHasherDigestOptions): Buffer;
+  digest(encoding: undefined, options: IHasherDigestOptions): Buffer;
+  digest(encoding: BufferEncoding, options?: IHasherDigestOptions): string;
+  digest(encoding?: IHasherDigestOptions | BufferEncoding, options?: IHasherDigestOptions): string | Buffer {
+    const [resolvedEncoding, resolvedOptions] = digestArguments(encoding, options);
+    // An unknown encoding throws before the hasher is disposed, as in browsers.
+    if (resolvedEncoding !== undefined && !Buffer.isEncoding(resolvedEncoding)) {
+      throw new TypeError(`blake3-kit/compat: unknown encoding ${JSON.stringify(String(resolvedEncoding))}`);
+    }
+    const result = this.#core.digest(resolvedOptions);
+    return resolvedEncoding === undefined ? result : result.toString(resolvedEncoding);
+  }
+
+  reader(options?: { dispose?: boolean }): NodeHashReader {
+    return new NodeHashReader(this.#core.xof(options), allocBuffer);
+  }
+
+  dispose(): void {
+    this.#core.dispose();
+  }
+
+  /** @internal */
+  override _transform(chunk: Buffer | string, encoding: BufferEncoding, callback: TransformCallback): void {
+    try {
+      this.update(chunk, typeof chunk === 'string' ? encoding : undefined);
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    callback();
+  }
+
+  /** @internal */
+  override _flush(callback: TransformCallback): void {
+    let digest: Buffer;
+    try {
+      digest = this.digest();
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    callback(null, digest);
+  }
+}
+
+export const { hash, keyedHash, deriveKey } = oneShots(asBuffer);
+
+/** A hasher, as Node's crypto.createHash(). */
+export const createHash = (): NodeHash => new NodeHash(undefined);
+/** A keyed_hash hasher under a 32-byte key. */
+export const createKeyed = (key: HashInput): NodeHash => new NodeHash({ key });
+/** A derive_key hasher for a context string. */
+export const createDeriveKey = (context: HashInput): NodeHash => new NodeHash({ context });
