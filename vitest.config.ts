@@ -8,12 +8,25 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './scripts/chromium.mjs';
 
 const entry = (name: string) => fileURLToPath(new URL(`./src/${name}.ts`, import.meta.url));
 
-// Both entries from source: 'blake3-kit' and 'blake3-kit/bao' (exact
-// matches: an object alias of 'blake3-kit' would also take 'blake3-kit/bao').
+// The entries from source: 'blake3-kit', 'blake3-kit/bao' and
+// 'blake3-kit/compat' (exact matches: an object alias of 'blake3-kit' would
+// also take 'blake3-kit/bao').
 const aliases = (platform: 'node' | 'browser') => [
   { find: /^blake3-kit$/, replacement: entry(platform) },
   { find: /^blake3-kit\/bao$/, replacement: entry(`bao-${platform}`) },
+  { find: /^blake3-kit\/compat$/, replacement: entry(`compat-${platform}`) },
 ];
+
+// blake3's own tests (copied, test/compat/ADAPTED.md) and ours for the
+// compat entry: Node's in the node projects, the browser ones in Chromium.
+const compatNode = ['test/compat/ts/node.test.ts', 'test/compat/blake3/node.test.ts', 'test/compat/compat-extra.test.ts'];
+const compatBrowser = ['test/compat/ts/browser.test.ts', 'test/compat/blake3/browser.test.ts', 'test/compat/compat-browser.test.ts'];
+// Their test helpers read the fixture with readFileSync(__dirname + ...):
+// in the page, 'fs' is a module serving it and __dirname a constant.
+const compatPage = {
+  define: { __dirname: JSON.stringify('/test/compat/ts/base') },
+};
+const compatPageAliases = [{ find: /^fs$/, replacement: fileURLToPath(new URL('./test/compat/page-fs.ts', import.meta.url)) }];
 
 // The suite every backend must pass, in Node and in Chromium.
 const shared = ['test/shared/**/*.test.ts'];
@@ -29,7 +42,7 @@ function nodeProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration
     resolve: { alias: aliases('node') },
     test: {
       name: `node-${flavour}`,
-      include: [...shared, ...wasm, 'test/node/**/*.test.ts'],
+      include: [...shared, ...wasm, 'test/node/**/*.test.ts', ...(flavour === 'simd' ? compatNode : [])],
       // The CLI and the example page pick their own backend: testing them once is enough.
       exclude: ['test/node/native.test.ts', 'test/node/async-native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', ...(flavour === 'simd' ? [] : ['test/node/cli.test.ts', 'test/node/example-page.test.ts'])],
       // wasm only, also in the child processes tests start (CLI, package).
@@ -59,7 +72,9 @@ function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfigurati
         // auto routes each size to native or wasm-simd, each raced in its own project.
         ...(backend === 'native' ? ['test/node/bao-race.test.ts'] : []),
         'test/node/bao-fuzz.test.ts',
-        ...(backend === 'auto' ? ['test/node/native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', 'test/node/cli.test.ts'] : []),
+        ...(backend === 'auto'
+          ? ['test/node/native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', 'test/node/cli.test.ts', ...compatNode]
+          : []),
       ],
       env: { BLAKE3_KIT_BACKEND: backend },
       provide: { flavour: 'simd', backend },
@@ -100,13 +115,15 @@ const lowered = { webkit: { oxc: { target: 'es2022' } } } as Partial<Record<Engi
 
 function browserProject(engine: Engine, flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration {
   const { provider, browser, headless } = engines[engine];
+  const compat = engine === 'chromium' && flavour === 'simd';
   return {
     ...lowered[engine],
-    resolve: { alias: aliases('browser') },
+    ...(compat ? compatPage : {}),
+    resolve: { alias: [...aliases('browser'), ...(compat ? compatPageAliases : [])] },
     server: { headers: flavour === 'simd' ? isolation : {} },
     test: {
       name: `${engine}-${flavour}`,
-      include: [...shared, ...wasm, 'test/browser/**/*.test.ts'],
+      include: [...shared, ...wasm, 'test/browser/**/*.test.ts', ...(compat ? compatBrowser : [])],
       provide: { flavour, backend: `wasm-${flavour}`, engine },
       setupFiles,
       testTimeout: 120_000,

@@ -12,6 +12,8 @@ export { baoEncode, baoEncodedLength, type BaoEncodeOptions, type BaoEncoding } 
 export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
 export { hashSeq, parseHashSeq } from './bao-tree/hash-seq.js';
 export { baoTreeDecodeRangesStream, type VerifiedPiece } from './bao-tree/ranges-stream.js';
+export { BaoTreeResponseReader } from './bao-tree/response.js';
+export { baoTreeDecodeHashSeq, type HashSeqPiece, type HashSeqRanges, type HashSeqResponseOptions } from './bao-tree/hash-seq-response.js';
 export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';
 export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao-tree/outboard.js';
 export {

@@ -19,8 +19,19 @@ export * from './compat/node.js';
 const wasm = (flavour: Flavour) => new URL(`../wasm/blake3-kit-${flavour}.wasm`, import.meta.url);
 const platform: SyncBackendPlatform = {
   ...nodePlatform({ wasm, localAddon: () => new URL(`../native/blake3-kit.${process.platform}-${process.arch}.node`, import.meta.url) }),
-  compileSync: (flavour) => new WebAssembly.Module(readFileSync(wasm(flavour))),
+  compileSync: (flavour) => new WebAssembly.Module(readWasm(wasm(flavour))),
 };
+
+function readWasm(location: URL): Uint8Array<ArrayBuffer> {
+  try {
+    return readFileSync(location) as Uint8Array<ArrayBuffer>;
+  } catch (error) {
+    throw new Error(
+      `blake3-kit/compat: ${location.href} is missing: the package's wasm files are not beside this code, as happens when it is bundled; keep blake3-kit out of the bundle (external)`,
+      { cause: error },
+    );
+  }
+}
 
 let loaded: Promise<unknown>;
 try {

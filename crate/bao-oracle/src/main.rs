@@ -12,9 +12,11 @@
 //! encodings (its `keyed_*` functions) at chunk_log 0, 2 and 4.
 //!
 //! With the argument `decode`, the other way round: the crates' decoders
-//! over encodings given on stdin (src/decode.rs).
+//! over encodings given on stdin (src/decode.rs). With `hash-seq`, a whole
+//! iroh-blobs response to a request for a hash sequence (src/hash_seq.rs).
 
 mod decode;
+mod hash_seq;
 
 use std::io::{Cursor, Read};
 
@@ -73,6 +75,10 @@ fn main() {
     std::io::stdin().read_to_end(&mut request).expect("stdin");
     if std::env::args().nth(1).as_deref() == Some("decode") {
         println!("{}", decode::run(&request));
+        return;
+    }
+    if std::env::args().nth(1).as_deref() == Some("hash-seq") {
+        println!("{}", hash_seq::run(&request));
         return;
     }
     let request: Value = serde_json::from_slice(&request).expect("a JSON request");
