@@ -13,6 +13,7 @@ export { baoDecodeSlice, baoSlice, baoSliceOutboard } from './bao/slice.js';
 export { hashSeq, parseHashSeq } from './bao-tree/hash-seq.js';
 export { baoTreeDecodeRangesStream, type VerifiedPiece } from './bao-tree/ranges-stream.js';
 export { BaoTreeResponseReader } from './bao-tree/response.js';
+export { type HttpByteRange, httpRangeBytes, httpRangeChunks } from './bao-tree/http-range.js';
 export { baoTreeDecodeHashSeq, type HashSeqPiece, type HashSeqRanges, type HashSeqResponseOptions } from './bao-tree/hash-seq-response.js';
 export { baoDecodeStream, type BaoStreamOptions, type ByteSource } from './bao/stream.js';
 export { baoTreeDecodeOutboard, baoTreeOutboard, type BaoTreeOptions } from './bao-tree/outboard.js';
