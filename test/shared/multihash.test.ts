@@ -4,6 +4,7 @@
 import { hash, toHex } from 'blake3-kit';
 import { blake3Multihasher, cid, multihash, multihashHasher, parseCid } from 'blake3-kit/bao';
 import * as Blake3Multihash from 'blake3-multihash';
+import * as Block from 'multiformats/block';
 import { CID } from 'multiformats/cid';
 import * as raw from 'multiformats/codecs/raw';
 import { create as createDigest, decode as decodeDigest, equals as digestEquals } from 'multiformats/hashes/digest';
@@ -51,6 +52,19 @@ describe(`multihashHasher (seed ${seed})`, () => {
       // encode() is the raw digest, as multiformats' hashers give it.
       expect(toHex(blake3Multihasher.encode(bytes)), label).toBe(toHex(hash(bytes)));
     }
+  });
+
+  it("is taken by multiformats' Block encode, decode and create, which check the CID with it", async () => {
+    const bytes = rng.bytes(5000);
+    const block = await Block.encode({ value: bytes, codec: raw, hasher: blake3Multihasher });
+    expect(block.cid.toString()).toBe(cid(hash(bytes)));
+    const decoded = await Block.decode({ bytes: block.bytes, codec: raw, hasher: blake3Multihasher });
+    expect(decoded.cid.equals(block.cid)).toBe(true);
+    // create() re-hashes the bytes and refuses ones whose hash is not the CID's.
+    await Block.create({ bytes: block.bytes, cid: block.cid, codec: raw, hasher: blake3Multihasher });
+    const changed = bytes.slice();
+    changed[0]! ^= 1;
+    await expect(Block.create({ bytes: changed, cid: block.cid, codec: raw, hasher: blake3Multihasher })).rejects.toThrow();
   });
 
   it('gives digests of any length from 1 to 64, as cid() and multiformats encode them', () => {
