@@ -2,14 +2,14 @@
 // fresh project, built exactly as the README says, served on 127.0.0.1 and
 // loaded in Debian's Chromium. A row passes only if the digest is right and
 // workers really hashed (parallelStatus().jobs).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stripVTControlCharacters } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { chromium } from 'playwright';
@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/chromium.mjs';
 // @ts-expect-error: a plain .mjs module without types
 import { packMain } from '../../scripts/pack.mjs';
+import { compatExpected, compatProbe } from './packed.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
@@ -160,15 +161,20 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A fresh project with the tarball installed and the app written. */
-function consumer(name: string, init: string, baoInit = init): string {
+/** A fresh project with the tarball installed and `source` as app.js. */
+function installed(name: string, source: string): string {
   const project = join(dir, name);
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project, stdio: 'ignore' });
-  writeFileSync(join(project, 'app.js'), app(init, baoInit));
+  writeFileSync(join(project, 'app.js'), source);
   writeFileSync(join(project, 'index.html'), PAGE);
   return project;
+}
+
+/** A fresh project with the tarball installed and the app written. */
+function consumer(name: string, init: string, baoInit = init): string {
+  return installed(name, app(init, baoInit));
 }
 
 const SERVED = [
@@ -237,6 +243,84 @@ describe.runIf(simd)('vite dev server', () => {
   }, 120_000);
 
   it.each(SERVED)('hashes right on workers, %s', async (_, headers) => expectWorkersRan(await viteDev(project, headers, open)), 60_000);
+});
+
+// blake3-kit/compat as blake3-wasm's browser users write it: `await load()`
+// (as blake3-wasm's browser builds need), then its API, in the bundlers
+// they use most, each built as docs/bundlers-and-runtimes.md says for the
+// hashing entry, from one project (one install for three rows).
+const compatApp = (source: string) => `import load, { hash, createHash, keyedHash, deriveKey } from 'blake3-kit/compat';
+let early;
+try {
+  hash('abc');
+} catch (error) {
+  early = error.message;
+}
+await load(${source});
+${compatProbe('new Uint8Array(32).fill(7)')}
+window.report = { early, ...compat };
+`;
+const build = promisify(execFile);
+// Each resolves to the folder to serve. The three build at once: one after
+// the other the rows took 15.4 s (webpack 10.3 s of it), at once 14.5 s,
+// both on this 2-core machine at load average 9-10.
+const COMPAT_BUILDS: Record<string, (project: string) => Promise<string>> = {
+  // esbuild copies nothing: the modules go next to the bundle, load() is told where.
+  async esbuild(project) {
+    writeFileSync(join(project, 'app-esbuild.js'), compatApp("new URL('./blake3-kit-hash-simd.wasm', import.meta.url)"));
+    await build(bin('esbuild'), ['app-esbuild.js', '--bundle', '--format=esm', '--outfile=public-esbuild/app.js', '--log-level=warning'], {
+      cwd: project,
+    });
+    const site = join(project, 'public-esbuild');
+    const wasm = join(project, 'node_modules', 'blake3-kit', 'wasm');
+    for (const file of readdirSync(wasm).filter((f) => f.endsWith('.wasm'))) copyFileSync(join(wasm, file), join(site, file));
+    writeFileSync(join(site, 'index.html'), PAGE);
+    return site;
+  },
+  async webpack(project) {
+    writeFileSync(
+      join(project, 'webpack.config.js'),
+      "export default { mode: 'production', entry: './app.js', output: { path: new URL('./public-webpack', import.meta.url).pathname } };\n",
+    );
+    await build(bin('webpack'), ['--no-stats'], { cwd: project });
+    const site = join(project, 'public-webpack');
+    writeFileSync(join(site, 'index.html'), '<!doctype html><script src="./main.js"></script>');
+    return site;
+  },
+  async vite(project) {
+    await build(bin('vite'), ['build', '--logLevel', 'warn', '--outDir', 'public-vite'], { cwd: project });
+    return join(project, 'public-vite');
+  },
+};
+
+describe.runIf(simd)('blake3-kit/compat, after await load()', () => {
+  // Settled either way, so a failed build fails its own row, not the run.
+  let sites: Record<string, Promise<{ site: string } | { error: unknown }>>;
+  beforeAll(() => {
+    const project = installed('compat', compatApp(''));
+    sites = Object.fromEntries(
+      Object.entries(COMPAT_BUILDS).map(([name, make]) => [
+        name,
+        make(project).then(
+          (site) => ({ site }),
+          (error: unknown) => ({ error }),
+        ),
+      ]),
+    );
+  }, 60_000);
+
+  it.each(Object.keys(COMPAT_BUILDS))(
+    '%s: hashes right under a strict CSP, and says to load() first',
+    async (name) => {
+      const built = await sites[name]!;
+      if ('error' in built) throw built.error;
+      const { report, warnings, errors } = await served(built.site, CSP, open);
+      expect(errors).toEqual([]);
+      expect(warnings).toEqual([]);
+      expect(report).toEqual({ ...compatExpected, buffer: false, early: expect.stringContaining('call `await load()` before hashing') });
+    },
+    60_000,
+  );
 });
 
 /** CSP sources ('sha256-…') for the inline scripts of a page. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { consumerProject, type Packed, packAll } from './packed.js';
+import { compatExpected, compatProbe, consumerProject, type Packed, packAll } from './packed.js';
 
 const TRIPLE = 'linux-x64-gnu';
 const PACKAGE = `blake3-kit-${TRIPLE}`;
@@ -91,6 +91,22 @@ describe.runIf(inject('flavour') === 'simd')('installed from the tarballs as pub
     const manifest = JSON.parse(execFileSync('tar', ['xzOf', packed.main, 'package/package.json'], { encoding: 'utf8' }));
     expect(manifest.optionalDependencies).toEqual({ [PACKAGE]: manifest.version, 'blake3-kit-linux-arm64-gnu': manifest.version });
   });
+
+  // blake3-wasm's API as its users call it: imported or required, then used
+  // at once, with no init() and no await.
+  it('blake3-kit/compat: import and require, synchronous, Buffers as blake3-wasm 2.x gives', () => {
+    const project = consumerProject(dir, 'compat', [packed.main]);
+    const names = '{ hash, createHash, keyedHash, deriveKey }';
+    const print = `${compatProbe('Buffer.alloc(32, 7)')}\nconsole.log(JSON.stringify(compat));\n`;
+    writeFileSync(join(project, 'compat.mjs'), `import ${names} from 'blake3-kit/compat';\n${print}`);
+    writeFileSync(join(project, 'compat.cjs'), `const ${names} = require('blake3-kit/compat');\n${print}`);
+    const env = { ...process.env, BLAKE3_KIT_BACKEND: undefined, BLAKE3_KIT_NATIVE_PATH: undefined } as NodeJS.ProcessEnv;
+    for (const file of ['compat.mjs', 'compat.cjs']) {
+      const run = spawnSync(process.execPath, [file], { cwd: project, encoding: 'utf8', env, timeout: 30_000 });
+      expect(run.stderr, file).toBe('');
+      expect(JSON.parse(run.stdout), file).toEqual({ ...compatExpected, buffer: true });
+    }
+  }, 60_000);
 
   describe.runIf(here)(`on ${TRIPLE}`, () => {
     let tarball: string;

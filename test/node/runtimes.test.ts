@@ -1,6 +1,7 @@
 // Bun and Deno rows of the consumer matrix: the tarballs as published,
 // installed into a fresh project, run by the npm packages' own binaries with
-// the fewest permissions that work. Every digest is checked against
+// the fewest permissions that work (and blake3-kit/compat there and in
+// workerd, from the same install). Every digest is checked against
 // @noble/hashes, and which backend ran (and why) against what that runtime
 // allows.
 import { spawnSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { consumerProject, packAll, root } from './packed.js';
+import { compatExpected, compatProbe, consumerProject, packAll, root, runInWorkerd } from './packed.js';
 
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
@@ -47,6 +48,13 @@ console.log(JSON.stringify({
 b3.terminateWorkers();
 `;
 
+// blake3-kit/compat as blake3-wasm's users call it: synchronous, no init().
+const COMPAT = `import { Buffer } from 'node:buffer';
+import { hash, createHash, keyedHash, deriveKey } from 'blake3-kit/compat';
+${compatProbe('Buffer.alloc(32, 7)')}
+console.log(JSON.stringify(compat));
+`;
+
 const input = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7) % 251);
 const context = new TextEncoder().encode('runtime probe');
 const expected = {
@@ -76,6 +84,7 @@ describe.runIf(inject('flavour') === 'simd')('Bun and Deno, from the tarballs as
     const native = packed.platforms['linux-x64-gnu']?.tarball;
     project = consumerProject(dir, 'runtimes', native === undefined ? [packed.main] : [packed.main, native]);
     writeFileSync(join(project, 'probe.mjs'), PROBE);
+    writeFileSync(join(project, 'compat.mjs'), COMPAT);
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -116,4 +125,33 @@ describe.runIf(inject('flavour') === 'simd')('Bun and Deno, from the tarballs as
     },
     90_000,
   );
+
+  // Bun and Deno resolve the "node" condition: blake3-wasm's Node API, Buffers and all.
+  it.each([
+    ['bun', []],
+    ['deno', ['run', '--allow-read=.']],
+  ])(
+    '%s: blake3-kit/compat hashes right, synchronously, with Buffers',
+    (command, args) => {
+      const env = { ...process.env, BLAKE3_KIT_BACKEND: undefined, BLAKE3_KIT_NATIVE_PATH: undefined, NO_COLOR: '1' } as NodeJS.ProcessEnv;
+      const result = spawnSync(bin(command), [...args, 'compat.mjs'], { cwd: project, encoding: 'utf8', env, timeout: 60_000 });
+      expect(result.stderr).toBe('');
+      expect(JSON.parse(result.stdout)).toEqual({ ...compatExpected, buffer: true });
+    },
+    90_000,
+  );
+
+  // workerd resolves the "workerd" condition; no Buffer there without nodejs_compat.
+  it('workerd: blake3-kit/compat hashes right, synchronously, bundled as wrangler does', async () => {
+    const source = `import { hash, createHash, keyedHash, deriveKey } from 'blake3-kit/compat';
+${compatProbe('new Uint8Array(32).fill(7)')}
+export default { async test() { console.log('COMPAT ' + JSON.stringify(compat)); } };
+`;
+    const { output, status } = await runInWorkerd(project, 'compat-worker.js', source);
+    expect(output).toMatch(/\[ PASS \] main/);
+    expect(status).toBe(0);
+    const printed = /COMPAT (\{.*\})/.exec(output)?.[1];
+    expect(printed, output).toBeDefined();
+    expect(JSON.parse(printed!)).toEqual({ ...compatExpected, buffer: false });
+  }, 90_000);
 });
