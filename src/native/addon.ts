@@ -6,9 +6,9 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** Must equal the addon's `abiVersion()` (crate/node/src/lib.rs). */
-export const NATIVE_ABI_VERSION = 5;
+export const NATIVE_ABI_VERSION = 6;
 
-/** The official crate's Hasher behind a napi class. */
+/** The core's resumable hasher (crate/native/src/resumable.rs) behind a napi class. */
 export interface NativeHasherHandle {
   update(input: Uint8Array): void;
   /** XOF output at position lo + hi * 2^32 into all of `out`. */
@@ -23,6 +23,8 @@ export interface NativeHasherHandle {
   /** Hashes file bytes [offset, offset + length) off the JS thread; resolves
    * to the bytes hashed, fewer if the file ended first. */
   updateFromFd(fd: number, offset: number, length: number, mmap: boolean, signal?: AbortSignal): Promise<number>;
+  /** The state as a saved state's BODY (src/state.ts). */
+  exportState(): Uint8Array;
 }
 
 export interface NativeAddon {
@@ -78,7 +80,11 @@ export interface NativeAddon {
     outLength: number,
     out: Uint8Array,
   ): void;
-  NativeHasher: new (mode: number, key?: Uint8Array | null) => NativeHasherHandle;
+  NativeHasher: {
+    new (mode: number, key?: Uint8Array | null): NativeHasherHandle;
+    /** A hasher from a BODY; an invalid one is a RangeError saying why. */
+    importState(mode: number, key: Uint8Array | null | undefined, body: Uint8Array): NativeHasherHandle;
+  };
 }
 
 /** What the last attempt to load the addon found. */

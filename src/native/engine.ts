@@ -1,6 +1,6 @@
-// The native backend's hasher state: a handle on the official crate's
-// Hasher in the addon, and what only the addon can do with it: hash off the
-// JS thread, from memory or from a file descriptor.
+// The native backend's hasher state: a handle on the addon's resumable
+// hasher (the official crate underneath), and what only the addon can do
+// with it: hash off the JS thread, from memory or from a file descriptor.
 
 import type { HasherEngine, TreeOps } from '../engine.js';
 import { BATCH } from '../hasher.js';
@@ -86,6 +86,10 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
   untrack() {},
   updateAsync: updateOffThread,
   updateFromFd,
+  exportState: (state) => state.exportState(),
+  // A new handle, not a renewed spare: a body that fails to load must leave
+  // nothing behind, and a spare would have to be put back.
+  importState: (mode, key, body) => addon!.NativeHasher.importState(mode, offHeapKey(key), body),
 };
 
 /**

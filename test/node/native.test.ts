@@ -20,8 +20,11 @@ import {
   nativeThreshold,
 } from 'blake3-kit';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { addon } from '../../src/native/addon.js';
-import { NATIVE_FROM } from '../../src/node/routing.js';
+import type { HasherEngine } from '../../src/engine.js';
+import { addon, type NativeHasherHandle } from '../../src/native/addon.js';
+import { nativeEngine } from '../../src/native/engine.js';
+import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, type Mode } from '../../src/modes.js';
+import { NATIVE_FROM, routedEngine } from '../../src/node/routing.js';
 import { CONTEXT, KEY, load, pattern, random } from '../shared/setup.js';
 
 const b3 = await load(); // node-auto: native above the threshold, wasm-simd below
@@ -108,6 +111,119 @@ describe('routing', () => {
     using large = b3.createHasher().update(pattern(64 * 1024));
     expect(hex(large.digest())).toBe(hex(noble(pattern(64 * 1024))));
     expect(update).toHaveBeenCalledTimes(1);
+  });
+});
+
+// Saved states at the engine level (the BODY of the shared state format;
+// src/state.ts adds header and trailer): the addon's own hasher against
+// @noble/hashes. The Rust tests (crate/native/tests/resumable.rs) cover
+// every length and every validity rule; these the napi layer and both
+// engines that hold native states.
+describe('saved states (engine BODY)', () => {
+  const contextKey = addon!.contextKey(CONTEXT);
+  const modes: [Mode, Uint8Array | undefined, (input: Uint8Array) => Uint8Array][] = [
+    [MODE_HASH, undefined, (input) => noble(input, { dkLen: 131 })],
+    [MODE_KEYED, KEY, (input) => noble(input, { key: KEY, dkLen: 131 })],
+    [
+      MODE_DERIVE_KEY,
+      contextKey,
+      (input) =>
+        noble
+          .create({ context: new TextEncoder().encode(CONTEXT), dkLen: 131 })
+          .update(input)
+          .digest(),
+    ],
+  ];
+  const digest = (engine: HasherEngine<NativeHasherHandle>, state: NativeHasherHandle) => {
+    const out = new Uint8Array(131);
+    engine.fill(state, out, 0, 0);
+    return out;
+  };
+  const engines = [
+    ['native', nativeEngine],
+    ['auto', routedEngine],
+  ] as const;
+
+  it.each(engines)('%s: a state saved at any point loads and goes on to the same digest, in every mode', (_, engine) => {
+    const input = random(0x5be0cd19).bytes(3 * 1024 * 1024 + 7);
+    for (const [mode, key, reference] of modes) {
+      for (const split of [0, 1, 64, 65, 1024, 1025, 16 * 1024, 100_000, 2 * 1024 * 1024 + 3]) {
+        const state = engine.create(mode, key);
+        engine.update(state, input.subarray(0, split));
+        const body = engine.exportState!(state);
+        expect(body).toBeInstanceOf(Uint8Array);
+        // 108 bytes and a 32-byte chaining value per set bit of the chunk count.
+        const chunks = split <= 1024 ? 0 : Math.ceil(split / 1024) - 1;
+        expect(body.length).toBe(108 + 32 * chunks.toString(2).replaceAll('0', '').length);
+        // Export leaves the hasher as it was.
+        engine.update(state, input.subarray(split));
+        expect(hex(digest(engine, state)), `mode ${mode} split ${split}`).toBe(hex(reference(input)));
+        engine.free(state);
+        const loaded = engine.importState!(mode, key, body);
+        expect(engine.exportState!(loaded)).toEqual(body);
+        engine.update(loaded, input.subarray(split));
+        expect(hex(digest(engine, loaded)), `mode ${mode} split ${split} loaded`).toBe(hex(reference(input)));
+        engine.free(loaded);
+      }
+    }
+  });
+
+  it('a loaded state hashes off the thread and from files like any other', async () => {
+    const input = random(0x1f83d9ab).bytes(40 * 1024 * 1024 + 1);
+    const state = nativeEngine.create(MODE_HASH, undefined);
+    nativeEngine.update(state, input.subarray(0, 5000));
+    const loaded = nativeEngine.importState!(MODE_HASH, undefined, nativeEngine.exportState!(state));
+    await loaded.updateAsync(input.subarray(5000, 20 * 1024 * 1024));
+    const file = join(dir, 'state-rest');
+    writeFileSync(file, input.subarray(20 * 1024 * 1024));
+    const { openSync, closeSync } = await import('node:fs');
+    const fd = openSync(file, 'r');
+    try {
+      expect(await loaded.updateFromFd(fd, 0, input.length, true)).toBe(input.length - 20 * 1024 * 1024);
+    } finally {
+      closeSync(fd);
+    }
+    expect(hex(digest(nativeEngine, loaded))).toBe(hex(noble(input, { dkLen: 131 })));
+  });
+
+  it('an invalid body is a RangeError saying why, and a bad mode or key is reported as by the constructor', () => {
+    const state = nativeEngine.create(MODE_KEYED, KEY);
+    nativeEngine.update(state, pattern(3000));
+    const body = nativeEngine.exportState!(state);
+    const load =
+      (bytes: Uint8Array, mode: Mode = MODE_KEYED, key: Uint8Array | undefined = KEY) =>
+      () =>
+        nativeEngine.importState!(mode, key, bytes);
+    const broken = (at: number, value: number) => {
+      const copy = body.slice();
+      copy[at] = value;
+      return copy;
+    };
+    const invalid = (why: RegExp) => expect.objectContaining({ name: 'RangeError', message: expect.stringMatching(why) });
+    expect(load(body.subarray(0, body.length - 1))).toThrow(invalid(/^blake3-kit: saved state body is not valid: the body is \d+ bytes/));
+    expect(load(body.subarray(0, 100))).toThrow(invalid(/shorter than its 108-byte head/));
+    expect(load(broken(11, 1))).toThrow(invalid(/reserved byte 11 is 1/));
+    expect(load(broken(7, 1))).toThrow(invalid(/chunk counter \d+ is past 2\^54/));
+    expect(load(broken(8, 16))).toThrow(invalid(/blocks compressed 16/));
+    expect(load(broken(9, 65))).toThrow(invalid(/block length 65/));
+    expect(load(broken(107, 1))).toThrow(invalid(/past block length/));
+    expect(load(new Uint8Array(108))).toThrow(invalid(/not the key of this mode/));
+    expect(() => nativeEngine.importState!(MODE_KEYED, undefined, body)).toThrow(TypeError);
+    expect(load(body, MODE_KEYED, new Uint8Array(31))).toThrow(RangeError);
+    // An empty hash-mode body loads in hash mode only.
+    const empty = nativeEngine.exportState!(nativeEngine.create(MODE_HASH, undefined));
+    expect(hex(digest(nativeEngine, nativeEngine.importState!(MODE_HASH, undefined, empty)))).toBe(hex(noble(new Uint8Array(0), { dkLen: 131 })));
+    expect(load(empty)).toThrow(invalid(/not the key/));
+  });
+
+  it('a busy or freed hasher cannot be saved', async () => {
+    const state = nativeEngine.create(MODE_HASH, undefined);
+    const pending = state.updateAsync(pattern(8 * 1024 * 1024));
+    expect(() => nativeEngine.exportState!(state)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_STATE' }));
+    await pending;
+    expect(nativeEngine.exportState!(state).length).toBeGreaterThan(108);
+    state.free();
+    expect(() => nativeEngine.exportState!(state)).toThrow(/freed/);
   });
 });
 

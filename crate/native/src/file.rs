@@ -7,12 +7,10 @@ use std::os::fd::{FromRawFd, RawFd};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use blake3::Hasher;
-
 use crate::error::{Error, InvalidArg};
 use crate::guard::Guard;
 use crate::mode::{fill, new_hasher};
-use crate::pool::{self, Pool};
+use crate::pool::{self, Absorb, Pool};
 
 /// Ranges shorter than this are read, not mapped: upstream's own threshold
 /// for `update_mmap` (mapping a small file costs more than reading it).
@@ -46,7 +44,7 @@ const READ_SMALL: usize = 64 * 1024;
 /// A mapped file truncated while it is hashed fails with `Error::Truncated`
 /// (guard.rs keeps the SIGBUS from killing the process); `hasher` then holds
 /// garbage, as after any error part-way.
-pub fn update_from_fd(hasher: &mut Hasher, fd: RawFd, offset: u64, length: u64, mmap: bool) -> Result<u64, Error> {
+pub fn update_from_fd(hasher: &mut impl Absorb, fd: RawFd, offset: u64, length: u64, mmap: bool) -> Result<u64, Error> {
     if fd < 0 {
         return Err(io::Error::from_raw_os_error(libc::EBADF).into());
     }
@@ -67,7 +65,7 @@ pub fn update_from_fd(hasher: &mut Hasher, fd: RawFd, offset: u64, length: u64, 
 /// The mapped path; `None` when the range is not worth or not able to be
 /// mapped safely (not a regular file, too short after EOF, mmap refused, or
 /// no guard to be had), and the caller reads instead.
-fn update_mapped(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, length: u64) -> Result<Option<u64>, Error> {
+fn update_mapped(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64, length: u64) -> Result<Option<u64>, Error> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Ok(None);
@@ -86,7 +84,7 @@ fn update_mapped(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, len
     };
     let Some(guard) = Guard::new(&map) else { return Ok(None) };
     // Returns after the pool joined: no thread reads the map any more.
-    pool.update(hasher, &map);
+    hasher.absorb(pool, &map);
     // Unregistered before `map` is dropped (unmapped), so the range is never
     // registered while the addresses could belong to someone else's mapping.
     // munmap then removes the file pages and any zero pages alike.
@@ -101,7 +99,7 @@ fn update_mapped(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, len
     Ok(Some(available))
 }
 
-fn update_read(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, length: u64) -> io::Result<u64> {
+fn update_read(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64, length: u64) -> io::Result<u64> {
     // One buffer for the whole range, READ_BUF only for files that say they
     // hold that much: kernel files refuse large reads (a procfs sysctl file
     // fails a 4 MiB read with ENOMEM, its kmalloc limit). The size is a
@@ -117,7 +115,7 @@ fn update_read(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, lengt
         match file.read_at(&mut buf[..want], at) {
             Ok(0) => break, // end of file
             Ok(n) => {
-                pool.update(hasher, &buf[..n]);
+                hasher.absorb(pool, &buf[..n]);
                 hashed += n as u64;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -131,14 +129,14 @@ fn update_read(pool: &Pool, hasher: &mut Hasher, file: &File, offset: u64, lengt
 }
 
 /// Up to `length` bytes from where `file` stands, for fds without positions.
-fn update_sequential(pool: &Pool, hasher: &mut Hasher, mut file: &File, length: u64, buf: &mut [u8]) -> io::Result<u64> {
+fn update_sequential(pool: &Pool, hasher: &mut impl Absorb, mut file: &File, length: u64, buf: &mut [u8]) -> io::Result<u64> {
     let mut hashed = 0u64;
     while hashed < length {
         let want = usize::try_from(length - hashed).map_or(buf.len(), |l| l.min(buf.len()));
         match file.read(&mut buf[..want]) {
             Ok(0) => break,
             Ok(n) => {
-                pool.update(hasher, &buf[..n]);
+                hasher.absorb(pool, &buf[..n]);
                 hashed += n as u64;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -178,6 +176,7 @@ pub fn hash_file(path: &Path, mode: u32, key: Option<&[u8]>, out_len: usize, mma
 #[cfg(test)]
 mod tests {
     use super::*;
+    use blake3::Hasher;
     use std::io::Write;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 

@@ -15,6 +15,8 @@ mod many;
 mod mode;
 mod outboard;
 mod pool;
+mod resumable;
+mod state;
 mod subtree;
 
 pub use cpu::cpu_features;
@@ -24,7 +26,9 @@ pub use guard::reclaim as reclaim_sigbus;
 pub use many::{hash_many, Items};
 pub use mode::{context_key, fill, hash_into, mode_key, new_hasher, Mode, KEY_LEN, MAX_OUTPUT};
 pub use outboard::{encode as bao_encode, encoded_len as bao_encoded_len, MAX_CHUNK_LOG};
-pub use pool::{set_threads, threads, update, Pool, MAX_THREADS, RAYON_MIN};
+pub use pool::{set_threads, threads, update, Absorb, Pool, MAX_THREADS, RAYON_MIN};
+pub use resumable::Resumable;
+pub use state::BODY_HEAD;
 pub use subtree::{chunk_chaining_values, max_subtree_len, merge_subtrees, parent_chaining_values, subtree_chaining_value, CV_LEN};
 
 /// Re-exported so callers name one version of the official crate.

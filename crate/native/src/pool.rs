@@ -109,6 +109,24 @@ impl Pool {
     }
 }
 
+/// A hasher that file.rs can feed: the official one, or ours.
+pub trait Absorb {
+    /// Adds `bytes`, on `pool`'s threads where it pays.
+    fn absorb(&mut self, pool: &Pool, bytes: &[u8]);
+}
+
+impl Absorb for Hasher {
+    fn absorb(&mut self, pool: &Pool, bytes: &[u8]) {
+        pool.update(self, bytes);
+    }
+}
+
+impl Absorb for crate::Resumable {
+    fn absorb(&mut self, pool: &Pool, bytes: &[u8]) {
+        self.update_with(Some(pool), bytes);
+    }
+}
+
 /// The process-wide pool; `None` until first used or configured.
 static CURRENT: RwLock<Option<Arc<Pool>>> = RwLock::new(None);
 

@@ -1,15 +1,16 @@
 //! `NativeHasher`: an incremental hasher whose state async tasks can take
-//! off the JS thread.
+//! off the JS thread, and which can be saved and loaded (the core's
+//! `Resumable`, whose state is ours, not the official Hasher's).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, TryLockError};
 
-use blake3_kit_native::{blake3::Hasher, fill, new_hasher, update};
+use blake3_kit_native::{InvalidArg, Resumable};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::errors::{integer, internal_error, invalid_arg, MAX_SAFE_INTEGER};
+use crate::errors::{integer, internal_error, invalid_arg, range_error, MAX_SAFE_INTEGER};
 use crate::tasks::{signal, Busy, FdTask, TaskInput, UpdateTask};
 
 /// Every method takes `&self`: napi-rs holds a shared borrow of the handle
@@ -20,9 +21,18 @@ pub struct NativeHasher {
     /// None once freed: the state goes at once, not with the wrapper's
     /// garbage collection, which V8 schedules by JS heap size alone (10^6
     /// disposed hashers of ~2 KiB each reached 2.2 GB RSS).
-    state: RefCell<Option<Arc<Mutex<Hasher>>>>,
+    state: RefCell<Option<Arc<Mutex<Resumable>>>>,
     /// Set while an async task owns the state (see tasks::Busy).
     busy: RefCell<Arc<AtomicBool>>,
+}
+
+/// The body's own faults in the wording every engine uses; a bad mode or
+/// key as any other call reports them.
+fn state_error(env: &Env, e: InvalidArg) -> Error {
+    match e.arg {
+        "state" => range_error(env, format!("blake3-kit: saved state body is not valid: {}", e.message)),
+        _ => invalid_arg(env, e),
+    }
 }
 
 fn busy_error(env: &Env) -> Error {
@@ -30,12 +40,12 @@ fn busy_error(env: &Env) -> Error {
 }
 
 impl NativeHasher {
-    fn wrap(hasher: Hasher) -> Self {
+    fn wrap(hasher: Resumable) -> Self {
         NativeHasher { state: RefCell::new(Some(Arc::new(Mutex::new(hasher)))), busy: RefCell::new(Arc::new(AtomicBool::new(false))) }
     }
 
     /// The state, shared (a task takes its own reference).
-    fn state(&self, env: &Env) -> Result<Arc<Mutex<Hasher>>> {
+    fn state(&self, env: &Env) -> Result<Arc<Mutex<Resumable>>> {
         self.state
             .borrow()
             .clone()
@@ -44,7 +54,7 @@ impl NativeHasher {
 
     /// Runs `f` on the state now, or throws if an async task has it: never
     /// blocks the JS thread on a lock.
-    fn now<R>(&self, env: &Env, f: impl FnOnce(&mut Hasher) -> R) -> Result<R> {
+    fn now<R>(&self, env: &Env, f: impl FnOnce(&mut Resumable) -> R) -> Result<R> {
         if self.busy.borrow().load(Ordering::Acquire) {
             return Err(busy_error(env));
         }
@@ -60,7 +70,7 @@ impl NativeHasher {
     /// Makes `hasher` this handle's state, not busy: in place when nothing
     /// else holds the old one (a task still running keeps its own state and
     /// flag).
-    fn hold(&self, hasher: Hasher) {
+    fn hold(&self, hasher: Resumable) {
         if self.busy.borrow().load(Ordering::Acquire) {
             self.busy.replace(Arc::new(AtomicBool::new(false)));
         }
@@ -85,13 +95,13 @@ impl NativeHasher {
     #[napi(constructor, catch_unwind)]
     pub fn new(env: &Env, mode: f64, key: Option<&[u8]>) -> Result<Self> {
         let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
-        new_hasher(mode, key).map(Self::wrap).map_err(|e| invalid_arg(env, e))
+        Resumable::new(mode, key).map(Self::wrap).map_err(|e| invalid_arg(env, e))
     }
 
     /// Hashes `input` now (on the pool above RAYON_MIN); borrows it, no copy.
     #[napi(catch_unwind)]
     pub fn update(&self, env: &Env, input: &[u8]) -> Result<()> {
-        self.now(env, |hasher| update(hasher, input))
+        self.now(env, |hasher| hasher.update(input))
     }
 
     /// Fills all of `out` with output from position `lo + hi * 2^32`; the
@@ -102,7 +112,7 @@ impl NativeHasher {
         let hi = integer(env, "positionHi", position_hi, u32::MAX as f64)?;
         // SAFETY: the only live reference to out's bytes; the hasher is ours.
         let out = unsafe { out.as_mut() };
-        self.now(env, |hasher| fill(hasher, (hi << 32) | lo, out))?.map_err(|e| invalid_arg(env, e))
+        self.now(env, |hasher| hasher.fill((hi << 32) | lo, out))?.map_err(|e| invalid_arg(env, e))
     }
 
     /// Drops the state now; later calls throw. A running task keeps its own
@@ -121,7 +131,7 @@ impl NativeHasher {
     #[napi(catch_unwind)]
     pub fn renew(&self, env: &Env, mode: f64, key: Option<&[u8]>) -> Result<()> {
         let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
-        let hasher = new_hasher(mode, key).map_err(|e| invalid_arg(env, e))?;
+        let hasher = Resumable::new(mode, key).map_err(|e| invalid_arg(env, e))?;
         self.hold(hasher);
         Ok(())
     }
@@ -147,6 +157,21 @@ impl NativeHasher {
     #[allow(clippy::should_implement_trait)]
     pub fn clone(&self, env: &Env) -> Result<NativeHasher> {
         self.now(env, |hasher| Self::wrap(hasher.clone()))
+    }
+
+    /// The state as a saved state's BODY (src/state.ts); the hasher is
+    /// unchanged.
+    #[napi(catch_unwind)]
+    pub fn export_state(&self, env: &Env) -> Result<Uint8Array> {
+        self.now(env, |hasher| Uint8Array::new(hasher.export_state()))
+    }
+
+    /// A hasher in `mode` with `key` (as the constructor) from a BODY; an
+    /// invalid one is a RangeError saying why, and makes nothing.
+    #[napi(factory, catch_unwind)]
+    pub fn import_state(env: &Env, mode: f64, key: Option<&[u8]>, body: &[u8]) -> Result<NativeHasher> {
+        let mode = integer(env, "mode", mode, u32::MAX as f64)? as u32;
+        Resumable::import_state(mode, key, body).map(Self::wrap).map_err(|e| state_error(env, e))
     }
 
     /// Hashes `input` off the JS thread: bytes in a SharedArrayBuffer where

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use blake3_kit_native::{blake3::Hasher, hash_file, update, update_from_fd, Error as CoreError};
+use blake3_kit_native::{hash_file, update_from_fd, Error as CoreError, Resumable};
 use napi::bindgen_prelude::*;
 use napi::{sys, JsValue, Task};
 
@@ -65,7 +65,7 @@ impl Drop for Busy {
 
 /// The hasher behind a lock. Only a panic while it was held (a bug) poisons
 /// it, and then the state may be half-updated: refuse rather than guess.
-pub fn lock(state: &Mutex<Hasher>) -> std::result::Result<MutexGuard<'_, Hasher>, &'static str> {
+pub fn lock(state: &Mutex<Resumable>) -> std::result::Result<MutexGuard<'_, Resumable>, &'static str> {
     state.lock().map_err(|_| "hasher state lost to an earlier internal error; create a new hasher")
 }
 
@@ -98,7 +98,7 @@ fn guarded<T>(f: impl FnOnce() -> Outcome<T>) -> Result<Outcome<T>> {
 
 /// Runs `f` on the locked hasher; restores the hasher as it was unless `f`
 /// finished, so an aborted or failed update leaves no partial input behind.
-fn all_or_nothing<T>(state: &Mutex<Hasher>, f: impl FnOnce(&mut Hasher) -> Outcome<T>) -> Outcome<T> {
+fn all_or_nothing<T>(state: &Mutex<Resumable>, f: impl FnOnce(&mut Resumable) -> Outcome<T>) -> Outcome<T> {
     let mut hasher = match lock(state) {
         Ok(h) => h,
         Err(what) => return Outcome::Broken(what),
@@ -161,7 +161,7 @@ impl TaskInput {
 
 /// `NativeHasher.updateAsync`.
 pub struct UpdateTask {
-    pub state: Arc<Mutex<Hasher>>,
+    pub state: Arc<Mutex<Resumable>>,
     pub input: TaskInput,
     pub busy: Option<Busy>,
     pub cancel: Cancel,
@@ -179,7 +179,7 @@ impl Task for UpdateTask {
                     if cancel.is_set() {
                         return Outcome::Aborted;
                     }
-                    update(hasher, piece);
+                    hasher.update(piece);
                 }
                 Outcome::Done(())
             })
@@ -199,7 +199,7 @@ impl Task for UpdateTask {
 
 /// `NativeHasher.updateFromFd`.
 pub struct FdTask {
-    pub state: Arc<Mutex<Hasher>>,
+    pub state: Arc<Mutex<Resumable>>,
     pub busy: Option<Busy>,
     pub cancel: Cancel,
     pub fd: i32,

@@ -1,0 +1,554 @@
+//! A hasher whose state we own, so it can be saved and loaded (state.rs):
+//! the official `Hasher` keeps its chunk state and CV stack private.
+//!
+//! The compression is all upstream's: whole chunks go through its
+//! `hash_many` kernels many at a time (kernel.rs) and long runs of them
+//! through official `Hasher`s as aligned subtrees (`hazmat`), so SIMD and
+//! the pool's threads work as in `Hasher::update_rayon`. What is ours is
+//! the bookkeeping: the current chunk and the CV stack.
+//!
+//! The current chunk is kept as raw bytes (after the blocks compressed
+//! before a load): a chunk is only known not to be the last once a byte
+//! follows it, and a full one then joins the next batch of chunks instead
+//! of being compressed alone, one block at a time. That matters for the JS
+//! front's 16 KiB updates, where every 16th chunk would otherwise be
+//! compressed serially: first version, without it, 1 MiB in 16 KiB updates
+//! 1.28 ms vs the official Hasher's 0.80 ms (node /tmp bench, native).
+//!
+//! `blake3::platform` (single compressions, output blocks) is public but
+//! `#[doc(hidden)]`, so not covered by semver: crate/Cargo.toml pins blake3
+//! to `=1.8.7`, and tests/resumable.rs checks this hasher against
+//! `blake3::Hasher` at every length up to three chunks and beyond, so a
+//! change of behaviour there fails the tests, not users' digests.
+//!
+//! As in the reference implementation (not the official `Hasher`), the CV
+//! stack is merged eagerly: chunks are only added once a byte follows them,
+//! so no merge can be the root, and the stack is always the canonical one a
+//! saved state holds.
+
+use blake3::hazmat::HasherExt;
+use blake3::platform::Platform;
+use blake3::{BLOCK_LEN, CHUNK_LEN};
+
+use crate::error::InvalidArg;
+use crate::kernel::{kernel, Params, CHUNK_END, CHUNK_START, CV_LEN, PARENT, ROOT};
+use crate::mode::MAX_OUTPUT;
+use crate::pool::{self, Pool};
+use crate::subtree::parent_values;
+
+/// A u64 chunk counter has at most 64 bits set: the stack never holds more.
+const MAX_STACK: usize = 64;
+/// Subtrees of at least this many chunks go to official Hashers; shorter
+/// runs, and a run's unaligned head and short tail, to the kernel here.
+const SUBTREE_MIN: u64 = 64;
+/// The most chunks hashed by the kernel at once (a run of at most this
+/// many is hashed whole by it): head and tail are each below 64.
+const KERNEL_MAX: usize = 2 * SUBTREE_MIN as usize;
+/// Right edges one `absorb` of at most KERNEL_MAX nodes leaves.
+const EDGES: usize = (KERNEL_MAX + GROUP_USIZE).ilog2() as usize + 2;
+/// Chunk values wait in `loose` until their aligned group of this many is
+/// complete, then merge as one batch: merged as they came, a run that
+/// starts one chunk past a boundary (each run after the first, since a
+/// run's last chunk waits for the next) pairs badly, and 16 KiB updates ran
+/// at 0.83x the official Hasher (resumable_speed).
+const GROUP: u64 = 16;
+const GROUP_USIZE: usize = GROUP as usize;
+/// Parents per kernel call (a level holds at most half a batch).
+const PARENT_BATCH: usize = (KERNEL_MAX + GROUP_USIZE) / 2 + 1;
+
+pub(crate) fn words_of(bytes: &[u8; 32]) -> [u32; 8] {
+    std::array::from_fn(|i| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]))
+}
+
+pub(crate) fn bytes_of(words: &[u32; 8]) -> [u8; 32] {
+    let mut out = [0; 32];
+    for (chunk, word) in out.chunks_exact_mut(4).zip(words) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
+
+/// A compression not yet done: the last chunk's last block, or a parent.
+struct Output {
+    cv: [u32; 8],
+    block: [u8; BLOCK_LEN],
+    block_len: u8,
+    counter: u64,
+    flags: u8,
+}
+
+impl Output {
+    fn chaining_value(&self, platform: Platform) -> [u8; CV_LEN] {
+        let mut cv = self.cv;
+        platform.compress_in_place(&mut cv, &self.block, self.block_len, self.counter, self.flags);
+        bytes_of(&cv)
+    }
+}
+
+/// The current chunk as a saved state has it: its chaining value after
+/// `blocks_compressed` blocks, and the block after them (never empty once
+/// there was input).
+pub(crate) struct ChunkView {
+    pub cv: [u32; 8],
+    pub blocks_compressed: u8,
+    pub block: [u8; BLOCK_LEN],
+    pub block_len: u8,
+}
+
+#[derive(Clone)]
+pub struct Resumable {
+    pub(crate) params: Params,
+    platform: Platform,
+    /// Whole chunks hashed before the current one.
+    pub(crate) chunk_counter: u64,
+    /// The completed subtrees' chaining values, fully merged: one per bit
+    /// of `chunk_counter - loose_len`, largest first.
+    pub(crate) stack: [[u8; CV_LEN]; MAX_STACK],
+    pub(crate) stack_len: u8,
+    /// The values of the last chunks, not merged yet: those of a group
+    /// (GROUP-aligned) not complete yet.
+    loose: [[u8; CV_LEN]; GROUP_USIZE],
+    loose_len: usize,
+    /// The current chunk: its chaining value after `blocks_compressed`
+    /// blocks (0 unless loaded from a state that had some), then `raw_len`
+    /// bytes not compressed yet.
+    pub(crate) cv: [u32; 8],
+    pub(crate) blocks_compressed: u8,
+    pub(crate) raw: [u8; CHUNK_LEN],
+    pub(crate) raw_len: usize,
+}
+
+impl Resumable {
+    /// A hasher in `mode` (see `mode_key`).
+    pub fn new(mode: u32, key: Option<&[u8]>) -> Result<Resumable, InvalidArg> {
+        Ok(Self::empty(Params::new(mode, key)?))
+    }
+
+    pub(crate) fn empty(params: Params) -> Resumable {
+        Resumable {
+            params,
+            platform: Platform::detect(),
+            chunk_counter: 0,
+            stack: [[0; CV_LEN]; MAX_STACK],
+            stack_len: 0,
+            loose: [[0; CV_LEN]; GROUP_USIZE],
+            loose_len: 0,
+            cv: params.words,
+            blocks_compressed: 0,
+            raw: [0; CHUNK_LEN],
+            raw_len: 0,
+        }
+    }
+
+    /// Back to no input, same mode and key.
+    pub fn reset(&mut self) {
+        *self = Self::empty(self.params);
+    }
+
+    /// Bytes hashed so far.
+    pub fn count(&self) -> u64 {
+        self.chunk_counter * CHUNK_LEN as u64 + self.chunk_len() as u64
+    }
+
+    fn chunk_len(&self) -> usize {
+        self.blocks_compressed as usize * BLOCK_LEN + self.raw_len
+    }
+
+    fn start_flag(blocks_before: u8) -> u8 {
+        if blocks_before == 0 {
+            CHUNK_START
+        } else {
+            0
+        }
+    }
+
+    /// `update_with` on the process-wide pool where it pays (`RAYON_MIN`).
+    pub fn update(&mut self, input: &[u8]) {
+        if input.len() < pool::RAYON_MIN {
+            self.update_with(None, input);
+        } else {
+            self.update_with(Some(&pool::current()), input);
+        }
+    }
+
+    /// Adds `input`, on `pool`'s threads where it pays.
+    pub fn update_with(&mut self, pool: Option<&Pool>, mut input: &[u8]) {
+        let mut pending = false;
+        if self.chunk_len() > 0 {
+            let take = (CHUNK_LEN - self.chunk_len()).min(input.len());
+            self.raw[self.raw_len..self.raw_len + take].copy_from_slice(&input[..take]);
+            self.raw_len += take;
+            input = &input[take..];
+            if input.is_empty() {
+                return;
+            }
+            // Full, and a byte follows: not the last chunk.
+            if self.blocks_compressed == 0 {
+                pending = true;
+            } else {
+                let cv = self.loaded_chunk_cv();
+                self.flush();
+                self.push(cv, 1);
+            }
+        }
+        // Whole chunks with a byte after them: the last stays raw until
+        // more input shows it is not the root.
+        let whole = input.len().saturating_sub(1) / CHUNK_LEN;
+        self.chunks(pool, pending, &input[..whole * CHUNK_LEN]);
+        let rest = &input[whole * CHUNK_LEN..];
+        self.cv = self.params.words;
+        self.blocks_compressed = 0;
+        self.raw[..rest.len()].copy_from_slice(rest);
+        self.raw_len = rest.len();
+    }
+
+    /// The chaining value of the full current chunk loaded with some
+    /// blocks already compressed: the rest compressed here, one at a time.
+    fn loaded_chunk_cv(&self) -> [u8; CV_LEN] {
+        let mut cv = self.cv;
+        let flags = self.params.flags;
+        let blocks = self.raw[..self.raw_len].chunks_exact(BLOCK_LEN);
+        let last = blocks.len() - 1;
+        for (i, block) in blocks.enumerate() {
+            let block: &[u8; BLOCK_LEN] = block.try_into().unwrap_or(&[0; BLOCK_LEN]);
+            let index = self.blocks_compressed + i as u8;
+            let end = if i == last { CHUNK_END } else { 0 };
+            self.platform.compress_in_place(&mut cv, block, BLOCK_LEN as u8, self.chunk_counter, flags | Self::start_flag(index) | end);
+        }
+        bytes_of(&cv)
+    }
+
+    /// Hashes the whole chunks of `input` from `chunk_counter` on, after
+    /// the full raw chunk if `pending`.
+    fn chunks(&mut self, pool: Option<&Pool>, pending: bool, mut input: &[u8]) {
+        let total = pending as usize + input.len() / CHUNK_LEN;
+        if total <= KERNEL_MAX {
+            self.kernel_chunks(pending, input);
+            return;
+        }
+        // The head up to a SUBTREE_MIN boundary (never empty with a pending
+        // chunk, which can't join a subtree: its bytes are elsewhere).
+        let mut head = (SUBTREE_MIN - self.chunk_counter % SUBTREE_MIN) % SUBTREE_MIN;
+        if pending && head == 0 {
+            head = SUBTREE_MIN;
+        }
+        let head_bytes = (head as usize - pending as usize) * CHUNK_LEN;
+        self.kernel_chunks(pending, &input[..head_bytes]);
+        input = &input[head_bytes..];
+        let middle = input.len() / CHUNK_LEN / SUBTREE_MIN as usize * SUBTREE_MIN as usize * CHUNK_LEN;
+        self.subtrees(pool, &input[..middle]);
+        self.kernel_chunks(false, &input[middle..]);
+    }
+
+    /// At most KERNEL_MAX chunks (the raw one first if `pending`, then
+    /// those of `input`) through upstream's kernel, into `loose`, which is
+    /// merged into the stack a GROUP at a time.
+    fn kernel_chunks(&mut self, pending: bool, input: &[u8]) {
+        let count = pending as usize + input.len() / CHUNK_LEN;
+        match count {
+            0 => {}
+            // One chunk that does not complete a group (1 KiB updates):
+            // no batch buffers to zero.
+            1 if !(self.chunk_counter + 1).is_multiple_of(GROUP) => {
+                let mut cv = [[0; CV_LEN]; 1];
+                self.chunk_values::<1>(pending, input, &mut cv);
+                self.loose[self.loose_len] = cv[0];
+                self.loose_len += 1;
+                self.chunk_counter += 1;
+                // Its group's start was aligned (loose was not empty), or
+                // the chunk itself starts a group: the invariant holds.
+            }
+            1..=GROUP_USIZE => self.kernel_batch::<{ 2 * GROUP_USIZE }>(pending, input),
+            _ => self.kernel_batch::<{ KERNEL_MAX + GROUP_USIZE }>(pending, input),
+        }
+    }
+
+    /// `loose` and the new chunks' values in one buffer; all but those of
+    /// the last, unfinished group merged into the stack.
+    fn kernel_batch<const N: usize>(&mut self, pending: bool, input: &[u8]) {
+        let mut nodes = [[0; CV_LEN]; N];
+        let held = self.loose_len;
+        nodes[..held].copy_from_slice(&self.loose[..held]);
+        let count = self.chunk_values::<N>(pending, input, &mut nodes[held..]);
+        let start = self.chunk_counter - held as u64;
+        self.chunk_counter += count as u64;
+        let total = held + count;
+        // Keep the last group's values loose if that group starts within
+        // this batch (or at `loose`), so the next batch's merges are aligned.
+        let tail = (self.chunk_counter % GROUP) as usize;
+        let merge = if tail <= total { total - tail } else { total };
+        let mut out = [[0; CV_LEN]; N];
+        self.absorb(start, &mut nodes[..merge], &mut out[..merge]);
+        self.loose[..total - merge].copy_from_slice(&nodes[merge..total]);
+        self.loose_len = total - merge;
+    }
+
+    /// Merges `loose` into the stack, as must be done before `push` and
+    /// before reading the stack.
+    fn flush(&mut self) {
+        if self.loose_len > 0 {
+            let held = self.loose_len;
+            let mut nodes = self.loose;
+            let mut out = [[0; CV_LEN]; GROUP_USIZE];
+            self.absorb(self.chunk_counter - held as u64, &mut nodes[..held], &mut out[..held]);
+            self.loose_len = 0;
+        }
+    }
+
+    /// This hasher with `loose` merged: itself, or a merged copy.
+    pub(crate) fn flushed(&self) -> std::borrow::Cow<'_, Resumable> {
+        if self.loose_len == 0 {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut copy = self.clone();
+        copy.flush();
+        std::borrow::Cow::Owned(copy)
+    }
+
+    /// The chaining values of the chunks (see `kernel_chunks`), at most N,
+    /// into `out`; returns how many.
+    fn chunk_values<const N: usize>(&self, pending: bool, input: &[u8], out: &mut [[u8; CV_LEN]]) -> usize {
+        let count = (pending as usize + input.len() / CHUNK_LEN).min(out.len()).min(N);
+        let chunks = pending.then_some(&self.raw[..]).into_iter().chain(input.chunks_exact(CHUNK_LEN));
+        let Some(kernel) = kernel() else {
+            for (i, (cv, chunk)) in out[..count].iter_mut().zip(chunks).enumerate() {
+                self.params.chunk_value_alone(self.chunk_counter + i as u64, chunk, cv);
+            }
+            return count;
+        };
+        let mut ptrs = [std::ptr::null::<u8>(); N];
+        for (slot, chunk) in ptrs.iter_mut().zip(chunks) {
+            *slot = chunk.as_ptr();
+        }
+        // SAFETY: `count` pointers to whole chunks (CHUNK_LEN / BLOCK_LEN
+        // blocks each; `raw` is full when pending), room for `count`
+        // chaining values in `out`.
+        unsafe {
+            kernel(
+                ptrs.as_ptr(),
+                count,
+                CHUNK_LEN / BLOCK_LEN,
+                self.params.words.as_ptr(),
+                self.chunk_counter,
+                true,
+                self.params.flags,
+                CHUNK_START,
+                CHUNK_END,
+                out.as_mut_ptr().cast(),
+            )
+        };
+        count
+    }
+
+    /// Merges `nodes`, the chaining values of chunks `first..`, into the
+    /// stack (which must hold `first`'s subtrees) a level of the tree at a
+    /// time, each level's parents in one kernel call (as the official
+    /// crate's `compress_parents_parallel`). As binary addition of the
+    /// count to `first`: an odd first node pairs with the stack's top, an
+    /// odd last one is left on the stack. `out`: scratch of the same length.
+    fn absorb(&mut self, mut first: u64, nodes: &mut [[u8; CV_LEN]], out: &mut [[u8; CV_LEN]]) {
+        let mut n = nodes.len();
+        // The right edge left at each level, lowest first: at most one per
+        // level with two nodes or more, then one.
+        let mut edges = [[0; CV_LEN]; EDGES];
+        let mut edge_count = 0;
+        // Levels alternate between the two buffers instead of copying back.
+        let (mut from, mut to) = (nodes, out);
+        while n > 0 {
+            let (mut at, mut made) = (0, 0);
+            if first & 1 == 1 && self.stack_len > 0 {
+                self.stack_len -= 1;
+                to[0] = self.parent(&self.stack[self.stack_len as usize], &from[0]).chaining_value(self.platform);
+                (at, made) = (1, 1);
+            }
+            let pairs = (n - at) / 2;
+            self.parents(&from[at..at + 2 * pairs], &mut to[made..made + pairs]);
+            at += 2 * pairs;
+            made += pairs;
+            if at < n {
+                if let Some(edge) = edges.get_mut(edge_count) {
+                    *edge = from[at];
+                    edge_count += 1;
+                }
+            }
+            std::mem::swap(&mut from, &mut to);
+            n = made;
+            first >>= 1;
+        }
+        for edge in edges[..edge_count].iter().rev() {
+            if let Some(slot) = self.stack.get_mut(self.stack_len as usize) {
+                *slot = *edge;
+                self.stack_len += 1;
+            }
+        }
+    }
+
+    /// The parents of `children` (pairs of chaining values) into `out`,
+    /// through the kernel; with pointers for these alone, where subtree.rs's
+    /// `parent_values` (built for thousands) fills 64 every call (5% of the
+    /// time of 16 KiB updates).
+    fn parents(&self, children: &[[u8; CV_LEN]], out: &mut [[u8; CV_LEN]]) {
+        let Some(kernel) = kernel() else {
+            parent_values(&self.params, children.as_flattened(), out.as_flattened_mut());
+            return;
+        };
+        for (children, out) in children.chunks(2 * PARENT_BATCH).zip(out.chunks_mut(PARENT_BATCH)) {
+            let mut ptrs = [std::ptr::null::<u8>(); PARENT_BATCH];
+            let n = out.len();
+            for (slot, pair) in ptrs.iter_mut().zip(children.chunks_exact(2)) {
+                *slot = pair.as_ptr().cast();
+            }
+            // SAFETY: n 64-byte (left, right) records, contiguous in
+            // `children`, and n chaining values of room in `out`.
+            unsafe {
+                kernel(ptrs.as_ptr(), n, 1, self.params.words.as_ptr(), 0, false, self.params.flags | PARENT, 0, 0, out.as_mut_ptr().cast())
+            };
+        }
+    }
+
+    fn parent(&self, left: &[u8; CV_LEN], right: &[u8; CV_LEN]) -> Output {
+        let mut block = [0; BLOCK_LEN];
+        block[..CV_LEN].copy_from_slice(left);
+        block[CV_LEN..].copy_from_slice(right);
+        Output { cv: self.params.words, block, block_len: BLOCK_LEN as u8, counter: 0, flags: self.params.flags | PARENT }
+    }
+
+    /// Pushes the chaining value of the `chunks` (a power of two, aligned)
+    /// chunks from `chunk_counter` on, merging the subtrees it completes
+    /// (`loose` must be empty).
+    fn push(&mut self, mut cv: [u8; CV_LEN], chunks: u64) {
+        let mut total = (self.chunk_counter + chunks) >> chunks.trailing_zeros();
+        while total & 1 == 0 && self.stack_len > 0 {
+            self.stack_len -= 1;
+            cv = self.parent(&self.stack[self.stack_len as usize], &cv).chaining_value(self.platform);
+            total >>= 1;
+        }
+        // At most popcount(chunk_counter) <= 64 entries.
+        if let Some(slot) = self.stack.get_mut(self.stack_len as usize) {
+            *slot = cv;
+            self.stack_len += 1;
+        }
+        self.chunk_counter += chunks;
+    }
+
+    /// Hashes `input`, whole chunks from `chunk_counter` (a multiple of
+    /// SUBTREE_MIN) on, as aligned power-of-two subtrees of official
+    /// Hashers; all at once on the pool when it pays, so the small ones at
+    /// the end run beside the big ones, each split further by update_rayon.
+    fn subtrees(&mut self, pool: Option<&Pool>, input: &[u8]) {
+        self.flush();
+        let mut spans = Vec::new();
+        let (mut at, mut counter) = (0, self.chunk_counter);
+        while at < input.len() {
+            let chunks = subtree_chunks(counter, (input.len() - at) / CHUNK_LEN);
+            spans.push((counter, at, chunks));
+            at += chunks as usize * CHUNK_LEN;
+            counter += chunks;
+        }
+        let bytes = |&(_, at, chunks): &(u64, usize, u64)| &input[at..at + chunks as usize * CHUNK_LEN];
+        match pool.and_then(|pool| pool.rayon_for(input.len())) {
+            Some(rayon) => {
+                let this = &*self;
+                let cvs: Vec<[u8; CV_LEN]> = rayon.install(|| {
+                    use rayon::prelude::*;
+                    spans.par_iter().map(|span| this.subtree_cv(span.0, bytes(span), true)).collect()
+                });
+                for (cv, span) in cvs.into_iter().zip(&spans) {
+                    self.push(cv, span.2);
+                }
+            }
+            None => {
+                for span in &spans {
+                    let cv = self.subtree_cv(span.0, bytes(span), false);
+                    self.push(cv, span.2);
+                }
+            }
+        }
+    }
+
+    fn subtree_cv(&self, counter: u64, bytes: &[u8], parallel: bool) -> [u8; CV_LEN] {
+        let mut hasher = self.params.hasher();
+        hasher.set_input_offset(counter * CHUNK_LEN as u64);
+        if parallel {
+            hasher.update_rayon(bytes);
+        } else {
+            hasher.update(bytes);
+        }
+        hasher.finalize_non_root()
+    }
+
+    /// The current chunk in a saved state's terms: the raw bytes compressed
+    /// but for the last (non-empty) block.
+    pub(crate) fn chunk_view(&self) -> ChunkView {
+        let mut view = ChunkView { cv: self.cv, blocks_compressed: self.blocks_compressed, block: [0; BLOCK_LEN], block_len: 0 };
+        let mut raw = &self.raw[..self.raw_len];
+        while raw.len() > BLOCK_LEN {
+            let (block, rest) = raw.split_at(BLOCK_LEN);
+            let block: &[u8; BLOCK_LEN] = block.try_into().unwrap_or(&[0; BLOCK_LEN]);
+            let flags = self.params.flags | Self::start_flag(view.blocks_compressed);
+            self.platform.compress_in_place(&mut view.cv, block, BLOCK_LEN as u8, self.chunk_counter, flags);
+            view.blocks_compressed += 1;
+            raw = rest;
+        }
+        view.block[..raw.len()].copy_from_slice(raw);
+        view.block_len = raw.len() as u8;
+        view
+    }
+
+    /// The root: the current chunk merged with the stack, right to left.
+    fn root(&self) -> Output {
+        let this = self.flushed();
+        let chunk = this.chunk_view();
+        let mut output = Output {
+            cv: chunk.cv,
+            block: chunk.block,
+            block_len: chunk.block_len,
+            counter: self.chunk_counter,
+            flags: self.params.flags | Self::start_flag(chunk.blocks_compressed) | CHUNK_END,
+        };
+        for left in this.stack[..this.stack_len as usize].iter().rev() {
+            output = this.parent(left, &output.chaining_value(this.platform));
+        }
+        output
+    }
+
+    /// Fills all of `out` with output from byte `position` on; the hasher is
+    /// unchanged.
+    pub fn fill(&self, position: u64, out: &mut [u8]) -> Result<(), InvalidArg> {
+        if position as u128 + out.len() as u128 > MAX_OUTPUT as u128 {
+            return Err(InvalidArg::range("position", "BLAKE3 output ends at 2^64 - 1 bytes: position + output length is past it"));
+        }
+        let root = self.root();
+        let flags = root.flags | ROOT;
+        let mut counter = position / BLOCK_LEN as u64;
+        let mut out = out;
+        let skip = (position % BLOCK_LEN as u64) as usize;
+        if skip > 0 && !out.is_empty() {
+            let block = self.platform.compress_xof(&root.cv, &root.block, root.block_len, counter, flags);
+            let take = (BLOCK_LEN - skip).min(out.len());
+            out[..take].copy_from_slice(&block[skip..skip + take]);
+            out = &mut out[take..];
+            counter += 1;
+        }
+        let whole = out.len() / BLOCK_LEN * BLOCK_LEN;
+        let (blocks, tail) = out.split_at_mut(whole);
+        self.platform.xof_many(&root.cv, &root.block, root.block_len, counter, flags, blocks);
+        counter += (whole / BLOCK_LEN) as u64;
+        if !tail.is_empty() {
+            let block = self.platform.compress_xof(&root.cv, &root.block, root.block_len, counter, flags);
+            let len = tail.len();
+            tail.copy_from_slice(&block[..len]);
+        }
+        Ok(())
+    }
+}
+
+/// The largest subtree starting at chunk `counter` that holds at most
+/// `available` (> 0) chunks: a power of two that divides `counter`.
+fn subtree_chunks(counter: u64, available: usize) -> u64 {
+    let mut chunks = 1u64 << (usize::BITS - 1 - available.leading_zeros());
+    if counter > 0 {
+        chunks = chunks.min(1 << counter.trailing_zeros());
+    }
+    chunks
+}

@@ -1,0 +1,102 @@
+//! A `Resumable`'s state as the BODY of a saved state (the format is
+//! src/state.ts's; the wasm engine writes the same bytes). All integers
+//! little-endian:
+//!
+//! | offset | size | field |
+//! |---:|---:|---|
+//! | 0 | 8 | chunk_counter: whole chunks before the current one |
+//! | 8 | 1 | blocks_compressed: 0..=15 |
+//! | 9 | 1 | block_len: 0..=64 |
+//! | 10 | 1 | stack_len: popcount(chunk_counter) |
+//! | 11 | 1 | zero |
+//! | 12 | 32 | the current chunk's chaining value |
+//! | 44 | 64 | the current block, zeros past block_len |
+//! | 108 | 32 * stack_len | the fully merged CV stack, largest subtree first |
+
+use blake3::{BLOCK_LEN, CHUNK_LEN};
+
+use crate::error::InvalidArg;
+use crate::kernel::Params;
+use crate::kernel::CV_LEN;
+use crate::resumable::{bytes_of, words_of, Resumable};
+
+/// The body without its CV stack.
+pub const BODY_HEAD: usize = 108;
+/// Upstream's input limit, 2^64 bytes, in chunks.
+const MAX_CHUNKS: u64 = 1 << 54;
+
+impl Resumable {
+    /// The state as a BODY; the hasher is unchanged.
+    pub fn export_state(&self) -> Vec<u8> {
+        let this = self.flushed();
+        let stack = &this.stack[..this.stack_len as usize];
+        let chunk = this.chunk_view();
+        let mut body = Vec::with_capacity(BODY_HEAD + CV_LEN * stack.len());
+        body.extend_from_slice(&self.chunk_counter.to_le_bytes());
+        body.extend_from_slice(&[chunk.blocks_compressed, chunk.block_len, this.stack_len, 0]);
+        body.extend_from_slice(&bytes_of(&chunk.cv));
+        body.extend_from_slice(&chunk.block);
+        for cv in stack {
+            body.extend_from_slice(cv);
+        }
+        body
+    }
+
+    /// A hasher in `mode` with `key` (as `Resumable::new`) from a BODY.
+    /// Anything but a state this hasher could have reached is an error
+    /// (argument "state"), saying what is wrong.
+    pub fn import_state(mode: u32, key: Option<&[u8]>, body: &[u8]) -> Result<Resumable, InvalidArg> {
+        let params = Params::new(mode, key)?;
+        let invalid = |why: String| InvalidArg::range("state", why);
+        let Some((head, stack)) = body.split_first_chunk::<BODY_HEAD>() else {
+            return Err(invalid(format!("the body is {} bytes, shorter than its {BODY_HEAD}-byte head", body.len())));
+        };
+        let chunk_counter = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
+        let [blocks_compressed, block_len, stack_len, reserved] = [head[8], head[9], head[10], head[11]];
+        let want = BODY_HEAD + CV_LEN * stack_len as usize;
+        if body.len() != want {
+            return Err(invalid(format!("the body is {} bytes; a stack of {stack_len} makes it {want}", body.len())));
+        }
+        if reserved != 0 {
+            return Err(invalid(format!("reserved byte 11 is {reserved}, not 0")));
+        }
+        if chunk_counter >= MAX_CHUNKS {
+            return Err(invalid(format!("chunk counter {chunk_counter} is past 2^54 chunks (2^64 bytes)")));
+        }
+        if stack_len as u32 != chunk_counter.count_ones() {
+            return Err(invalid(format!(
+                "stack length {stack_len} does not match chunk counter {chunk_counter} ({} subtrees)",
+                chunk_counter.count_ones()
+            )));
+        }
+        if blocks_compressed as usize >= CHUNK_LEN / BLOCK_LEN {
+            return Err(invalid(format!("blocks compressed {blocks_compressed} is past 15")));
+        }
+        if block_len as usize > BLOCK_LEN {
+            return Err(invalid(format!("block length {block_len} is past {BLOCK_LEN}")));
+        }
+        let block: [u8; BLOCK_LEN] = head[44..].try_into().unwrap_or([0; BLOCK_LEN]);
+        if block[block_len as usize..].iter().any(|&b| b != 0) {
+            return Err(invalid(format!("block bytes past block length {block_len} are not zero")));
+        }
+        if (chunk_counter > 0 || blocks_compressed > 0) && block_len == 0 {
+            return Err(invalid("block length is 0 after input: the last block is kept until a byte follows it".into()));
+        }
+        let cv_bytes: [u8; CV_LEN] = head[12..44].try_into().unwrap_or_default();
+        let cv = words_of(&cv_bytes);
+        if blocks_compressed == 0 && cv != params.words {
+            return Err(invalid("the chunk's chaining value is not the key of this mode and key, as it is before any block".into()));
+        }
+        let mut hasher = Resumable::empty(params);
+        hasher.chunk_counter = chunk_counter;
+        hasher.blocks_compressed = blocks_compressed;
+        hasher.cv = cv;
+        hasher.raw[..block_len as usize].copy_from_slice(&block[..block_len as usize]);
+        hasher.raw_len = block_len as usize;
+        for (slot, cv) in hasher.stack.iter_mut().zip(stack.chunks_exact(CV_LEN)) {
+            slot.copy_from_slice(cv);
+        }
+        hasher.stack_len = stack_len;
+        Ok(hasher)
+    }
+}
