@@ -4,6 +4,7 @@
 import { activeEngine, type HasherEngine } from './engine.js';
 import { checkOptions, checkReadEnd, lengthOf, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption } from './input.js';
 import { ownedModeOf, type Mode } from './modes.js';
+import { readState, writeState } from './state.js';
 
 /** Stands in for `Symbol.dispose` in the types where the consumer's lib has
  * none (no `esnext.disposable`, no @types/node): the shipped .d.ts must
@@ -44,6 +45,10 @@ export const BUSY = Symbol('blake3-kit hasher busy');
 
 function unsupported(method: string): never {
   throw new Error(`blake3-kit: ${method} needs the native backend (the addon, in Node); this hasher's backend is wasm, so use update()`);
+}
+
+function cannotSave(method: string): never {
+  throw new Error(`blake3-kit: ${method}() is not supported by this backend yet (its engine has no saved states)`);
 }
 
 function disposedError(kind: string): never {
@@ -182,6 +187,38 @@ export class Hasher {
     if (this.#hasState) copy.#adopt(this.#engine.clone(this.#current()));
     else if (this.#batched > 0) copy.update(this.#batch!.subarray(0, this.#batched));
     return copy;
+  }
+
+  /** This hasher's state as bytes (a fresh copy; the hasher is unchanged),
+   * to finish later, in another process or on another backend with `load`.
+   * They hold a check value of the key or context, never the key itself,
+   * but a keyed or derive_key state lets whoever has it compute that
+   * hasher's output for any continuation of its input: keep such states
+   * as secret as the key. */
+  save(): Uint8Array {
+    this.#live();
+    const engine = this.#engine;
+    if (engine.exportState === undefined) cannotSave('save');
+    return writeState(engine, this.#mode, this.#key, engine.exportState(this.#current()));
+  }
+
+  /** Replaces this hasher's state with one `save` returned, from a hasher of
+   * the same mode and key or context (`createHasher({ key }).load(saved)`);
+   * returns this hasher. On any error, thrown at once, the hasher is
+   * unchanged. */
+  load(state: Uint8Array): this {
+    this.#live();
+    const engine = this.#engine;
+    if (engine.importState === undefined) cannotSave('load');
+    const body = readState(engine, this.#mode, this.#key, state);
+    const loaded = engine.importState(this.#mode, this.#key, body);
+    if (this.#hasState) {
+      engine.untrack(this);
+      engine.free(this.#state);
+    }
+    this.#batched = 0;
+    this.#adopt(loaded);
+    return this;
   }
 
   #adopt(state: unknown): void {

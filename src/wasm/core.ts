@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 7;
+export const ABI_VERSION = 8;
 
 const E_NO_MEMORY = -4;
 const OK_MEMORY_GREW = 1;
@@ -32,6 +32,8 @@ export interface CoreExports {
   hasher_free(slot: number): number;
   hasher_save(slot: number): number;
   hasher_restore(slot: number, savedLen: number): number;
+  hasher_export_state(slot: number): number;
+  hasher_import_state(mode: number, bodyLen: number): number;
   hasher_set_input_offset(slot: number, offsetLo: number, offsetHi: number): number;
   hasher_finalize_non_root(slot: number): number;
   merge_non_root(mode: number): number;

@@ -3,8 +3,9 @@
 // memory, put into a temporary slot for each operation.
 
 import type { HasherEngine } from '../engine.js';
+import { lengthOf } from '../input.js';
 import { MODE_HASH } from '../modes.js';
-import { cloneSlot, core, fail, keyArea, newSlot, staging } from './core.js';
+import { cloneSlot, core, fail, keyArea, newSlot, refreshViews, staging } from './core.js';
 import { hashModeInto } from './hash.js';
 import { fillFromSlot, updateSlotBytes, updateSlotString, wasmContextKeys } from './slot-io.js';
 
@@ -96,6 +97,32 @@ function reset(slot: number): void {
   if (code < 0) fail(code, 'hasher_reset');
 }
 
+/** E_STATE and E_BODY in crate/wasm/src/lib.rs. */
+const E_STATE = -6;
+const E_BODY = -16;
+/** Why a body is not valid, by crate/wasm/src/state.rs's BodyError. */
+const BODY_ERRORS = [
+  'its length is not 108 + 32 x its stack length',
+  'its reserved byte is not zero',
+  'its chunk count is 2^54 or more',
+  'its stack length is not the number of bits set in its chunk count',
+  'more than 15 blocks of its chunk are compressed',
+  'its block is longer than 64 bytes',
+  'the bytes past the end of its block are not zero',
+  'its block is empty after input (BLAKE3 keeps the last block until more input follows)',
+  "its chunk has no block compressed, yet its chaining value is not this hasher's key",
+];
+/** The longest body: 54 stack entries. */
+const MAX_BODY = 108 + 32 * 54;
+
+function exportSlot(slot: number): Uint8Array {
+  const length = core!.hasher_export_state(slot);
+  if (length === E_STATE)
+    throw new Error('blake3-kit: a subtree hasher (one at an input offset) cannot be saved: only its chaining value can be taken');
+  if (length < 0) fail(length, 'hasher_export_state');
+  return staging.slice(0, length);
+}
+
 export const wasmEngine: HasherEngine<WasmState> = {
   // Each wasm update of a few bytes costs a call plus, usually, one
   // single-block compression; from 1 KiB on a call pays for itself.
@@ -130,6 +157,27 @@ export const wasmEngine: HasherEngine<WasmState> = {
     if (typeof state !== 'number') return;
     core!.hasher_free(state);
     slotsHeld--;
+  },
+  exportState(state) {
+    if (typeof state === 'number') return exportSlot(state);
+    let body: Uint8Array | undefined;
+    onParked(state, false, (slot) => {
+      body = exportSlot(slot);
+    });
+    return body!;
+  },
+  importState(mode, key, body) {
+    const length = lengthOf(body);
+    if (length > MAX_BODY) throw new RangeError(`blake3-kit: saved state body is not valid: ${BODY_ERRORS[0]}`);
+    if (key !== undefined) keyArea.set(key);
+    staging.set(body);
+    const slot = core!.hasher_import_state(mode, length);
+    if (slot <= E_BODY && slot > E_BODY - BODY_ERRORS.length) {
+      throw new RangeError(`blake3-kit: saved state body is not valid: ${BODY_ERRORS[E_BODY - slot]}`);
+    }
+    if (slot < 0) fail(slot, 'hasher_import_state');
+    refreshViews();
+    return keep(slot);
   },
   track(owner, state) {
     if (typeof state === 'number') forgotten?.register(owner, state, owner);

@@ -7,8 +7,8 @@
 //! the same buffer. Keys and derive-key context keys go through the 32-byte
 //! key area (`key_ptr`). Nothing is allocated per call; hasher slots are
 //! recycled (see `slots.rs`). Only `hasher_new`, `hasher_clone`,
-//! `hasher_update` and `hasher_restore` can grow memory, which detaches JS's
-//! views of it. A hasher's state can also leave wasm memory and come back
+//! `hasher_update`, `hasher_restore` and `hasher_import_state` can grow
+//! memory, which detaches JS's views of it. A hasher's state can also leave wasm memory and come back
 //! (`hasher_save`, `hasher_restore`): JS keeps the state of hashers past a
 //! fixed number in its own memory, since linear memory never shrinks.
 //!
@@ -30,6 +30,9 @@ pub mod kernel;
 pub mod many;
 pub mod memory;
 pub mod slots;
+pub mod state;
+#[cfg(test)]
+mod state_tests;
 #[cfg(test)]
 mod tests;
 pub mod tree;
@@ -63,7 +66,7 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 7;
+pub const ABI_VERSION: u32 = 8;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
@@ -91,6 +94,9 @@ pub const E_STATE: i32 = -6;
 pub const E_ALIGN: i32 = -7;
 /// Reading `len` bytes at `position` would pass the 2^64-byte output limit.
 pub const E_POSITION: i32 = -8;
+/// Staged bytes are not a saved state's body: `E_BODY - reason`, where
+/// reason is a `state::BodyError` (0 ..= 8).
+pub const E_BODY: i32 = -16;
 
 struct Global<T>(UnsafeCell<T>);
 // SAFETY: wasm here is single-threaded; native tests hold a mutex.
@@ -284,6 +290,28 @@ exports! {
             Ok(()) if slots.grows() != grows => OK_MEMORY_GREW,
             Ok(()) => OK,
             Err(e) => slot_error(e),
+        }
+    }
+
+    /// Writes the hasher in `slot` over the start of the staging buffer as
+    /// the BODY of a saved state (see `state.rs`; at most `state::MAX_LEN`
+    /// bytes); returns its length. The slot is unchanged. `E_STATE` for a
+    /// subtree hasher, which has no saved form.
+    pub fn hasher_export_state(slot: u32) -> i32 {
+        let live = match slots().load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
+        let Some(out) = staged(state::MAX_LEN as u32) else { return E_LENGTH };
+        match state::export(live, Kernel::detect(), out) { Ok(len) => len as i32, Err(_) => E_STATE }
+    }
+
+    /// A new hasher in `mode` (its key in the key area) from the BODY staged
+    /// in the first `len` bytes; returns its slot index, or `E_BODY - reason`
+    /// with no slot taken. May grow memory.
+    pub fn hasher_import_state(mode: u32, len: u32) -> i32 {
+        let Some((key, flags)) = mode_key(mode) else { return E_MODE };
+        let Some(body) = staged(len) else { return E_LENGTH };
+        match state::import(body, &key, flags) {
+            Ok(hasher) => insert(slots().insert(Live { hasher, subtree_max: None })),
+            Err(reason) => E_BODY - reason as i32,
         }
     }
 

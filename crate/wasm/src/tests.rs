@@ -7,35 +7,35 @@ use std::sync::{Mutex, MutexGuard};
 
 static LOCK: Mutex<()> = Mutex::new(());
 
-fn lock() -> MutexGuard<'static, ()> {
+pub(crate) fn lock() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-const KEY: [u8; 32] = *b"whats the Elvish word for friend";
-const CONTEXT: &str = "BLAKE3 2019-12-27 16:29:52 test vectors context";
+pub(crate) const KEY: [u8; 32] = *b"whats the Elvish word for friend";
+pub(crate) const CONTEXT: &str = "BLAKE3 2019-12-27 16:29:52 test vectors context";
 
-fn input(len: usize) -> Vec<u8> {
+pub(crate) fn input(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i % 251) as u8).collect()
 }
 
-fn stage(bytes: &[u8]) {
+pub(crate) fn stage(bytes: &[u8]) {
     staged(bytes.len() as u32).unwrap().copy_from_slice(bytes);
 }
 
 /// `hasher_update`, with `OK_MEMORY_GREW` (which only JS acts on) as `OK`.
-fn update(slot: u32, len: u32) -> i32 {
+pub(crate) fn update(slot: u32, len: u32) -> i32 {
     match hasher_update(slot, len) {
         OK_MEMORY_GREW => OK,
         code => code,
     }
 }
 
-fn read_staged(len: usize) -> Vec<u8> {
+pub(crate) fn read_staged(len: usize) -> Vec<u8> {
     staged(len as u32).unwrap().to_vec()
 }
 
 /// Puts the mode's key in the key area; returns the official hasher for it.
-fn prepare(mode: u32) -> blake3::Hasher {
+pub(crate) fn prepare(mode: u32) -> blake3::Hasher {
     match mode {
         MODE_HASH => blake3::Hasher::new(),
         MODE_KEYED => {
@@ -50,7 +50,7 @@ fn prepare(mode: u32) -> blake3::Hasher {
     }
 }
 
-fn official_xof(hasher: &blake3::Hasher, position: u64, len: usize) -> Vec<u8> {
+pub(crate) fn official_xof(hasher: &blake3::Hasher, position: u64, len: usize) -> Vec<u8> {
     let mut reader = hasher.finalize_xof();
     reader.set_position(position);
     let mut out = vec![0; len];
@@ -58,7 +58,7 @@ fn official_xof(hasher: &blake3::Hasher, position: u64, len: usize) -> Vec<u8> {
     out
 }
 
-const MODES: [u32; 3] = [MODE_HASH, MODE_KEYED, MODE_DERIVE_KEY];
+pub(crate) const MODES: [u32; 3] = [MODE_HASH, MODE_KEYED, MODE_DERIVE_KEY];
 const LENGTHS: [usize; 12] = [0, 1, 63, 64, 65, 1023, 1024, 1025, 4095, 4096, 4097, STAGING_LEN];
 
 #[test]
@@ -365,21 +365,21 @@ fn growth_is_geometric_and_freed_slots_are_reused() {
 // portable one in wasm.
 
 /// xorshift64: deterministic, so a failure reproduces.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 
-    fn bytes(&mut self, len: usize) -> Vec<u8> {
+    pub(crate) fn bytes(&mut self, len: usize) -> Vec<u8> {
         (0..len).map(|_| self.next() as u8).collect()
     }
 }

@@ -252,9 +252,10 @@ fn compress_pair(
 
 /// The chaining values of a whole chunk, numbered `counter`, and of the
 /// chunk after it, `second` (1 to 1024 bytes: whole, or the input's last
-/// one), hashed side by side; neither is a root.
+/// one), hashed side by side; neither is a root. With `second_open`, the
+/// second's blocks are the start of a chunk that goes on (no end flag).
 #[inline(never)]
-pub fn hash_chunk_pair(first: &[u8; CHUNK_LEN], second: &[u8], key: &Words, counter: u64, flags: u32) -> [Words; 2] {
+pub fn hash_chunk_pair(first: &[u8; CHUNK_LEN], second: &[u8], key: &Words, counter: u64, flags: u32, second_open: bool) -> [Words; 2] {
     let mut cvs = [load(key); 2];
     let (whole, rest) = second.as_chunks::<BLOCK_LEN>();
     let mut tail = [0; BLOCK_LEN];
@@ -273,7 +274,7 @@ pub fn hash_chunk_pair(first: &[u8; CHUNK_LEN], second: &[u8], key: &Words, coun
     let counters = [counter, counter.wrapping_add(1)];
     // Side by side while the second chunk lasts, then the first alone.
     for (i, (block, (other, other_len))) in blocks.iter().zip(second_blocks).enumerate() {
-        let flags = [chunk_flags(i, blocks.len()), chunk_flags(i, second_count)];
+        let flags = [chunk_flags(i, blocks.len()), chunk_flags(i, second_count + second_open as usize)];
         cvs = compress_pair(cvs, [block, other], [BLOCK_LEN as u32, other_len], counters, flags).map(chaining_value);
     }
     for (i, block) in blocks.iter().enumerate().skip(second_count) {

@@ -161,13 +161,18 @@ unsafe fn load_message(inputs: &[*const u8; DEGREE], offset: usize) -> [v128; 16
     m
 }
 
+/// `hash4`'s `open` when no chunk stays open.
+const NOT_OPEN: *mut Words = core::ptr::null_mut();
+
 /// Hashes `blocks` blocks of four inputs side by side and stores the four
 /// resulting chaining values at `out[0..4]`. Reads every block before the
 /// stores, so `out` may overlap the inputs (parents are merged in place).
+/// Unless `open` is null, the fourth input's chaining value before its last
+/// block goes there too (a chunk kept open, see `hash4_open`).
 ///
 /// # Safety
 /// Each input must be readable for `blocks * 64` bytes and `out` writable for
-/// four chaining values.
+/// four chaining values; `open` null or writable for one.
 // Out of line: one copy (~9 KB of wasm) serves chunks and parents, and the
 // call is nothing next to a 16-block chunk.
 #[inline(never)]
@@ -182,6 +187,7 @@ unsafe fn hash4(
     flags_start: u32,
     flags_end: u32,
     out: *mut Words,
+    open: *mut Words,
 ) {
     let masks = Masks::load();
     let mut h = key.map(splat);
@@ -193,6 +199,10 @@ unsafe fn hash4(
     for block in 0..blocks {
         if block + 1 == blocks {
             block_flags |= flags_end;
+            if !open.is_null() {
+                // SAFETY: the caller's promise.
+                unsafe { *open = h.map(|v| u32x4_extract_lane::<3>(v)) };
+            }
         }
         let m = unsafe { load_message(inputs, block * BLOCK_LEN) };
         #[rustfmt::skip]
@@ -273,7 +283,20 @@ pub unsafe fn hash4_same_counter(
     flags_end: u32,
     out: *mut Words,
 ) {
-    unsafe { hash4(inputs, blocks, key, counter, false, flags, flags_start, flags_end, out) }
+    unsafe { hash4(inputs, blocks, key, counter, false, flags, flags_start, flags_end, out, NOT_OPEN) }
+}
+
+/// The chaining values of four whole chunks from `counter`, and the last
+/// one's before its last block: the last group of an update whose final
+/// chunk stays open (kernel `hash_chunks_but_last`), at the cost of hashing
+/// the four.
+pub fn hash4_open(group: &[[u8; CHUNK_LEN]; DEGREE], key: &Words, counter: u64, flags: u32) -> ([Words; DEGREE], Words) {
+    let inputs = group.each_ref().map(|chunk| chunk.as_ptr());
+    let mut cvs = [[0; 8]; DEGREE];
+    let mut open = [0; 8];
+    // SAFETY: four whole chunks in, four chaining values and one open out.
+    unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr(), &mut open) };
+    (cvs, open)
 }
 
 /// Chaining values of `chunks` into `out`, four at a time (and a leftover
@@ -285,13 +308,13 @@ pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, fl
     for (group, cvs) in &mut groups {
         let inputs = group.each_ref().map(|chunk| chunk.as_ptr());
         // SAFETY: four whole chunks in, four chaining values out.
-        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr()) };
+        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr(), NOT_OPEN) };
         counter += DEGREE as u64;
         done += DEGREE;
     }
     let (Some(rest), Some(rest_out)) = (chunks.get(done..), out.get_mut(done..)) else { return done };
     if let ([a, b], [ca, cb, ..]) = (rest, &mut *rest_out) {
-        [*ca, *cb] = super::rows::hash_chunk_pair(a, b, key, counter, flags);
+        [*ca, *cb] = super::rows::hash_chunk_pair(a, b, key, counter, flags, false);
         return done + 2;
     }
     // Three chunks left: one hash4 with a repeated lane beats three single
@@ -301,7 +324,7 @@ pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, fl
         let inputs = [a.as_ptr(), b.as_ptr(), c.as_ptr(), c.as_ptr()];
         let mut cvs = [[0; 8]; DEGREE];
         // SAFETY: four readable chunks in, four chaining values out.
-        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr()) };
+        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr(), NOT_OPEN) };
         [*ca, *cb, *cc] = [cvs[0], cvs[1], cvs[2]];
         return done + 3;
     }
@@ -320,7 +343,7 @@ pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) -> usize {
         unsafe {
             let base: *const u8 = cv_ptr.add(2 * DEGREE * g).cast();
             let inputs = [0, 1, 2, 3].map(|j| base.add(j * BLOCK_LEN));
-            hash4(&inputs, 1, key, 0, false, flags | PARENT, 0, 0, cv_ptr.add(DEGREE * g));
+            hash4(&inputs, 1, key, 0, false, flags | PARENT, 0, 0, cv_ptr.add(DEGREE * g), NOT_OPEN);
         }
     }
     groups * DEGREE
