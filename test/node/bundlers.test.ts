@@ -2,14 +2,14 @@
 // fresh project, built exactly as the README says, served on 127.0.0.1 and
 // loaded in Debian's Chromium. A row passes only if the digest is right and
 // workers really hashed (parallelStatus().jobs).
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify, stripVTControlCharacters } from 'node:util';
+import { stripVTControlCharacters } from 'node:util';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { chromium } from 'playwright';
@@ -260,15 +260,14 @@ await load(${source});
 ${compatProbe('new Uint8Array(32).fill(7)')}
 window.report = { early, ...compat };
 `;
-const build = promisify(execFile);
-// Each resolves to the folder to serve. The three build at once: one after
-// the other the rows took 15.4 s (webpack 10.3 s of it), at once 14.5 s,
-// both on this 2-core machine at load average 9-10.
-const COMPAT_BUILDS: Record<string, (project: string) => Promise<string>> = {
+// Each builds and returns the folder to serve. One after the other, in the
+// row: building the three at once took 3.0 s against 3.3 s (medians of four
+// interleaved runs, this 2-core machine at load average 7-9), not worth the code.
+const COMPAT_BUILDS: Record<string, (project: string) => string> = {
   // esbuild copies nothing: the modules go next to the bundle, load() is told where.
-  async esbuild(project) {
+  esbuild(project) {
     writeFileSync(join(project, 'app-esbuild.js'), compatApp("new URL('./blake3-kit-hash-simd.wasm', import.meta.url)"));
-    await build(bin('esbuild'), ['app-esbuild.js', '--bundle', '--format=esm', '--outfile=public-esbuild/app.js', '--log-level=warning'], {
+    execFileSync(bin('esbuild'), ['app-esbuild.js', '--bundle', '--format=esm', '--outfile=public-esbuild/app.js', '--log-level=warning'], {
       cwd: project,
     });
     const site = join(project, 'public-esbuild');
@@ -277,44 +276,32 @@ const COMPAT_BUILDS: Record<string, (project: string) => Promise<string>> = {
     writeFileSync(join(site, 'index.html'), PAGE);
     return site;
   },
-  async webpack(project) {
+  webpack(project) {
     writeFileSync(
       join(project, 'webpack.config.js'),
       "export default { mode: 'production', entry: './app.js', output: { path: new URL('./public-webpack', import.meta.url).pathname } };\n",
     );
-    await build(bin('webpack'), ['--no-stats'], { cwd: project });
+    execFileSync(bin('webpack'), ['--no-stats'], { cwd: project });
     const site = join(project, 'public-webpack');
     writeFileSync(join(site, 'index.html'), '<!doctype html><script src="./main.js"></script>');
     return site;
   },
-  async vite(project) {
-    await build(bin('vite'), ['build', '--logLevel', 'warn', '--outDir', 'public-vite'], { cwd: project });
+  vite(project) {
+    execFileSync(bin('vite'), ['build', '--logLevel', 'warn', '--outDir', 'public-vite'], { cwd: project });
     return join(project, 'public-vite');
   },
 };
 
 describe.runIf(simd)('blake3-kit/compat, after await load()', () => {
-  // Settled either way, so a failed build fails its own row, not the run.
-  let sites: Record<string, Promise<{ site: string } | { error: unknown }>>;
+  let project: string;
   beforeAll(() => {
-    const project = installed('compat', compatApp(''));
-    sites = Object.fromEntries(
-      Object.entries(COMPAT_BUILDS).map(([name, make]) => [
-        name,
-        make(project).then(
-          (site) => ({ site }),
-          (error: unknown) => ({ error }),
-        ),
-      ]),
-    );
+    project = installed('compat', compatApp(''));
   }, 60_000);
 
   it.each(Object.keys(COMPAT_BUILDS))(
     '%s: hashes right under a strict CSP, and says to load() first',
     async (name) => {
-      const built = await sites[name]!;
-      if ('error' in built) throw built.error;
-      const { report, warnings, errors } = await served(built.site, CSP, open);
+      const { report, warnings, errors } = await served(COMPAT_BUILDS[name]!(project), CSP, open);
       expect(errors).toEqual([]);
       expect(warnings).toEqual([]);
       expect(report).toEqual({ ...compatExpected, buffer: false, early: expect.stringContaining('call `await load()` before hashing') });
