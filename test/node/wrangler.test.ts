@@ -1,13 +1,15 @@
 // Cloudflare wrangler's static-asset hashing, byte for byte, with
-// blake3-kit/compat in place of blake3-wasm. The function is wrangler's own:
-// cloudflare/workers-sdk packages/wrangler/src/pages/hash.ts (at bfcfa14,
-// contentAndTypeHashFile; assets.ts calls it as hashFile for each asset of
-// the manifest), `blake3hash(base64(contents) + extension).toString('hex')
-// .slice(0, 32)` with `import { hash as blake3hash } from 'blake3-wasm'`.
-// Later wrangler awaits blake3-wasm's load() first, and newer still hashes
-// with hash-wasm in @cloudflare/deploy-helpers: the digest is the same.
-// Each library runs as wrangler runs it: a CommonJS Node process (wrangler's
-// bundle is CommonJS), with a deadline; blake3-kit from the packed tarball
+// blake3-kit/compat in place of blake3-wasm. The function is wrangler's own,
+// from cloudflare/workers-sdk: packages/wrangler/src/pages/hash.ts at
+// bfcfa14 (contentAndTypeHashFile; assets.ts hashes every asset of the
+// manifest with it), `blake3hash(base64(contents) + extension)
+// .toString('hex').slice(0, 32)` with `import { hash as blake3hash } from
+// 'blake3-wasm'`. The newest wrangler re-exports hashFile from
+// packages/deploy-helpers/src/deploy/helpers/hash.ts, the same formula over
+// hash-wasm's blake3: the digests do not change.
+// Each library runs as wrangler runs it: a CommonJS Node process
+// (packages/wrangler/scripts/bundle.ts builds wrangler-dist as cjs for
+// platform node), with a deadline; blake3-kit from the packed tarball
 // installed in a fresh project. Then the compat entry's workerd build, run
 // by workerd, on the corpus up to 1 MiB.
 import { execFile } from 'node:child_process';
