@@ -65,6 +65,28 @@ const many: Uint8Array = hashMany(['a', 'b']);
 void [content, many, cid(encoded.hash), baoEncodeParallel(new Uint8Array(8))];
 `;
 
+// blake3-kit/compat: blake3-wasm's API, as their users call it. Node: Buffers
+// and no load() needed; browsers: their Hash (a Uint8Array) after load().
+const compatNodeApp = `import { hash, keyedHash, deriveKey, createHash, createKeyed, createDeriveKey, load } from 'blake3-kit/compat';
+const name: string = hash(Buffer.from('abc').toString('base64') + '.js').toString('hex').slice(0, 32);
+const long: Buffer = hash('abc', { length: 64 });
+const mac: Buffer = keyedHash(Buffer.alloc(32), 'abc');
+const key: Buffer = deriveKey('app 2026 keys', 'material');
+const hex: string = createHash().update('abc', 'utf8').digest('hex');
+const reader = createKeyed(Buffer.alloc(32)).update('x').reader();
+const position: bigint = reader.position;
+const out: Buffer = reader.read(10);
+void [name, long, mac, key, hex, position, out, createDeriveKey('c').digest({ length: 8 }), load()];
+`;
+const compatBrowserApp = `import { load, hash, createHash, Hash } from 'blake3-kit/compat';
+await load();
+const digest: Hash = hash('abc');
+const bytes: Uint8Array = digest;
+const hex: string = digest.toString('hex');
+const b64: string = createHash().update(new Uint8Array(3)).digest('base64');
+void [bytes, hex, b64, digest.equals(hash('abd'))];
+`;
+
 /** Content addressing is not in the hashing entry's types. */
 const baoOnly = ['baoEncode', 'baoDecode', 'hashMany', 'cid', 'subtreeChainingValue', 'hashSeq', 'BaoVerifyError', 'baoEncodeParallel'];
 
@@ -122,6 +144,10 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
     const bao = typeCheck(dir, 'bao.ts', browserLib);
     expect(bao.output).toBe('');
     expect(bao.status).toBe(0);
+    writeFileSync(join(dir, 'compat.ts'), compatBrowserApp);
+    const compat = typeCheck(dir, 'compat.ts', browserLib);
+    expect(compat.output).toBe('');
+    expect(compat.status).toBe(0);
     const notInMain = typeCheck(dir, 'bao-only.ts', browserLib);
     for (const name of baoOnly) expect(notInMain.output).toMatch(new RegExp(`has no exported member (named )?'${name}'`));
 
@@ -140,7 +166,7 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
     expect(negative.output).not.toMatch(/node_modules/);
   });
 
-  it('a Node project type-checks with the Node API under node16, bundler (the node condition) and from CommonJS', () => {
+  it('a Node project type-checks with the Node API under node16, bundler (the node condition or blake3-kit/node) and from CommonJS, and with the compat API', () => {
     const cjs = `import b3 = require('blake3-kit');\nconst digest: Promise<Uint8Array> = b3.hashFile('f');\nvoid digest;\n`;
     const dir = consumer('node', { 'package.json': '{ "type": "module" }', 'app.ts': nodeApp, 'bao.ts': baoApp, 'app.cts': cjs }, true);
     const node16 = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'node16', moduleResolution: 'node16' });
@@ -163,6 +189,15 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
     // Without either, bundler resolution takes the default (browser) types.
     const plain = typeCheck(dir, 'app.ts', { ...nodeLib, module: 'preserve', moduleResolution: 'bundler' });
     expect(plain.output).toMatch(/has no exported member (named )?'hashFile'/);
+    writeFileSync(join(dir, 'compat.ts'), compatNodeApp);
+    const compat = typeCheck(dir, 'compat.ts', { ...nodeLib, module: 'node16', moduleResolution: 'node16' });
+    expect(compat.output).toBe('');
+    expect(compat.status).toBe(0);
+    // blake3-wasm's users require() it: so can they require('blake3-kit/compat').
+    writeFileSync(join(dir, 'compat.cts'), "import b3 = require('blake3-kit/compat');\nconst digest: Buffer = b3.hash('abc');\nvoid digest;\n");
+    const compatRequired = typeCheck(dir, 'compat.cts', { ...nodeLib, module: 'nodenext', moduleResolution: 'nodenext' });
+    expect(compatRequired.output).toBe('');
+    expect(compatRequired.status).toBe(0);
     // CommonJS: require() of our ES modules (Node >= 20.19), typed by nodenext.
     const required = typeCheck(dir, 'app.cts', { ...nodeLib, module: 'nodenext', moduleResolution: 'nodenext' });
     expect(required.output).toBe('');
