@@ -4,7 +4,8 @@
 // throws and leaves the hasher as it was.
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { describe, expect, it } from 'vitest';
-import { CONTEXT, KEY, load, pattern, random, seed, thrownBy } from './setup.js';
+import { MAX_SLOTS } from '../../src/wasm/engine.js';
+import { backend, CONTEXT, KEY, load, pattern, random, seed, thrownBy } from './setup.js';
 
 const b3 = await load();
 const utf8 = new TextEncoder();
@@ -121,6 +122,24 @@ describe.skipIf(notYet)(`saved states (seed ${seed})`, () => {
         stack,
         0,
       ]);
+    }
+  });
+
+  // Past MAX_SLOTS live hashers, wasm keeps a hasher's state in JS memory
+  // (src/wasm/engine.ts): such hashers save and load too.
+  it.runIf(backend.startsWith('wasm'))('hashers whose wasm state is parked in JS memory', () => {
+    const held = Array.from({ length: MAX_SLOTS }, () => b3.createHasher().update(pattern(2048)));
+    try {
+      using parked = b3.createHasher({ key: KEY }).update(pattern(70_000));
+      const saved = parked.save();
+      using source = b3.createHasher({ key: KEY });
+      source.update(pattern(70_000));
+      expect(b3.toHex(saved)).toBe(b3.toHex(source.save()));
+      using resumed = b3.createHasher({ key: KEY }).update(pattern(3)).load(saved);
+      const expected = b3.toHex(noble(new Uint8Array([...pattern(70_000), ...pattern(5)]), { key: KEY }));
+      expect(b3.toHex(resumed.update(pattern(5)).digest())).toBe(expected);
+    } finally {
+      for (const hasher of held) hasher.dispose();
     }
   });
 
