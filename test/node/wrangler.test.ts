@@ -9,22 +9,21 @@
 // hash-wasm's blake3: the digests do not change.
 // Each library runs as wrangler runs it: a CommonJS Node process
 // (packages/wrangler/scripts/bundle.ts builds wrangler-dist as cjs for
-// platform node), with a deadline; blake3-kit from the packed tarball
-// installed in a fresh project. Then the compat entry's workerd build, run
-// by workerd, on the corpus up to 1 MiB.
+// platform node), with a deadline; blake3-kit from the packed tarballs in
+// fresh projects, without the platform package (wasm) and, on x86-64 Linux,
+// with it (as npm installs it: large files go to the native addon). Then
+// the compat entry's workerd build, run by workerd, on the corpus up to 1 MiB.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-// @ts-expect-error: a plain .mjs module without types
-import { packMain } from '../../scripts/pack.mjs';
-import { consumerProject, root, runInWorkerd } from './packed.js';
+import { consumerProject, packAll, root, runInWorkerd } from './packed.js';
 
 // wrangler's hashFile verbatim, then the manifest walk of its assets.ts
-// (readdir recursive, files only), printed as JSON.
-const manifestScript = (library: string) => `const { readFileSync, readdirSync, statSync } = require('node:fs');
+// (readdir recursive, files only), printed as JSON with `backend`'s value.
+const manifestScript = (library: string, backend: string) => `const { readFileSync, readdirSync, statSync } = require('node:fs');
 const { extname, join } = require('node:path');
 const { hash: blake3hash } = require('${library}');
 const hashFile = (filepath) => {
@@ -39,8 +38,10 @@ for (const relative of readdirSync(dir, { recursive: true }).sort()) {
   const filepath = join(dir, relative);
   if (!statSync(filepath).isDirectory()) manifest[relative] = hashFile(filepath);
 }
-process.stdout.write(JSON.stringify(manifest));
+process.stdout.write(JSON.stringify({ manifest, backend: ${backend} }));
 `;
+// The compat entry shares the main entry's state: which backend answered.
+const BACKEND = "require('blake3-kit').backendStatus().backend";
 
 /** Deterministic bytes, different for each seed. */
 function bytes(length: number, seed: number): Uint8Array {
@@ -95,25 +96,29 @@ function corpus(): Record<string, Uint8Array> {
 }
 
 const run = promisify(execFile);
+type Manifest = { manifest: Record<string, string>; backend?: string; ms: number };
+const TRIPLE = 'linux-x64-gnu';
+const here = process.platform === 'linux' && process.arch === 'x64';
 
 /** wrangler's manifest of `assets` as `library` hashes it, run from `project`. */
-async function manifest(project: string, library: string, assets: string): Promise<{ manifest: Record<string, string>; ms: number }> {
+async function manifest(project: string, library: string, assets: string, backend = 'undefined'): Promise<Manifest> {
   const script = join(project, 'wrangler-manifest.cjs');
-  writeFileSync(script, manifestScript(library));
+  writeFileSync(script, manifestScript(library, backend));
   // No BLAKE3_KIT_* variables: the library picks, as in a user's shell.
   const env = { ...process.env, BLAKE3_KIT_BACKEND: undefined, BLAKE3_KIT_NATIVE_PATH: undefined } as NodeJS.ProcessEnv;
   const started = performance.now();
   const { stdout, stderr } = await run(process.execPath, [script, assets], { cwd: project, env, timeout: 30_000, maxBuffer: 1 << 20 });
   expect(stderr).toBe('');
-  return { manifest: JSON.parse(stdout), ms: Math.round(performance.now() - started) };
+  return { ...JSON.parse(stdout), ms: Math.round(performance.now() - started) };
 }
 
 describe.runIf(inject('flavour') === 'simd')("wrangler's asset hashing with blake3-kit/compat", () => {
   let dir: string;
   let assets: string;
   let files: Record<string, Uint8Array>;
-  let project: string;
-  let reference: Promise<{ manifest: Record<string, string>; ms: number }>;
+  // Without the platform package (wasm), and with it (native above the routing threshold).
+  let projects: Record<string, string>;
+  let reference: Promise<Manifest>;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'blake3-kit-wrangler-'));
@@ -128,23 +133,33 @@ describe.runIf(inject('flavour') === 'simd')("wrangler's asset hashing with blak
     mkdirSync(join(wasm, 'node_modules'), { recursive: true });
     symlinkSync(join(root, 'node_modules', 'blake3-wasm'), join(wasm, 'node_modules', 'blake3-wasm'), 'dir');
     reference = manifest(wasm, 'blake3-wasm', assets);
-    project = consumerProject(dir, 'site', [packMain(dir)]);
+    const packed = packAll(dir);
+    projects = { 'wasm-simd': consumerProject(dir, 'site', [packed.main]) };
+    const native = packed.platforms[TRIPLE]!;
+    if (here && native.tarball === undefined) throw new Error(`cannot test blake3-kit-${TRIPLE}: ${native.missing}`);
+    if (here) projects['native+wasm-simd'] = consumerProject(dir, 'site-native', [packed.main, native.tarball!]);
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('gives the same manifest as blake3-wasm 2.1.5 for every file, in Node', async () => {
-    // The compat entry stands alone: blake3-wasm is not what answers.
-    expect(existsSync(join(project, 'node_modules', 'blake3-wasm'))).toBe(false);
-    const [expected, actual] = await Promise.all([reference, manifest(project, 'blake3-kit/compat', assets)]);
-    expect(Object.keys(expected.manifest).sort()).toEqual(Object.keys(files).sort());
-    expect(actual.manifest).toEqual(expected.manifest);
-    // Two files with different contents never share a hash here.
-    expect(new Set(Object.values(actual.manifest)).size).toBe(Object.keys(files).length);
-    const total = Object.values(files).reduce((sum, content) => sum + content.length, 0);
-    console.log(
-      `wrangler manifest: ${Object.keys(files).length} files, ${total} B; blake3-wasm ${expected.ms} ms, blake3-kit/compat ${actual.ms} ms`,
-    );
-  }, 60_000);
+  it.each(here ? ['wasm-simd', 'native+wasm-simd'] : ['wasm-simd'])(
+    'gives the same manifest as blake3-wasm 2.1.5 for every file, in Node on %s',
+    async (backend) => {
+      const project = projects[backend]!;
+      // The compat entry stands alone: blake3-wasm is not what answers.
+      expect(existsSync(join(project, 'node_modules', 'blake3-wasm'))).toBe(false);
+      const [expected, actual] = await Promise.all([reference, manifest(project, 'blake3-kit/compat', assets, BACKEND)]);
+      expect(actual.backend).toBe(backend);
+      expect(Object.keys(expected.manifest).sort()).toEqual(Object.keys(files).sort());
+      expect(actual.manifest).toEqual(expected.manifest);
+      // Two files with different contents never share a hash here.
+      expect(new Set(Object.values(actual.manifest)).size).toBe(Object.keys(files).length);
+      const total = Object.values(files).reduce((sum, content) => sum + content.length, 0);
+      console.log(
+        `wrangler manifest: ${Object.keys(files).length} files, ${total} B; blake3-wasm ${expected.ms} ms, blake3-kit/compat on ${backend} ${actual.ms} ms`,
+      );
+    },
+    60_000,
+  );
 
   it('gives the same hashes in workerd, bundled with the workerd condition', async () => {
     const { manifest: expected } = await reference;
@@ -170,7 +185,10 @@ export default {
 `;
     // The bundle's folder is project/out/<name>/: the corpus is two levels up.
     const data = Object.fromEntries(index.map(({ path, binding }) => [binding, join('..', '..', '..', 'assets', path)]));
-    const { output, status } = await runInWorkerd(project, 'wrangler-worker.js', source, { data, text: { INDEX: JSON.stringify(index) } });
+    const { output, status } = await runInWorkerd(projects['wasm-simd']!, 'wrangler-worker.js', source, {
+      data,
+      text: { INDEX: JSON.stringify(index) },
+    });
     expect(output).toMatch(/\[ PASS \] main/);
     expect(status).toBe(0);
     const printed = /MANIFEST (\{.*\})/.exec(output)?.[1];
