@@ -9,11 +9,25 @@
 //!
 //! The current chunk is kept as raw bytes (after the blocks compressed
 //! before a load): a chunk is only known not to be the last once a byte
-//! follows it, and a full one then joins the next batch of chunks instead
-//! of being compressed alone, one block at a time. That matters for the JS
-//! front's 16 KiB updates, where every 16th chunk would otherwise be
-//! compressed serially: first version, without it, 1 MiB in 16 KiB updates
-//! 1.28 ms vs the official Hasher's 0.80 ms (node /tmp bench, native).
+//! follows it. Compressing it alone then, one block at a time, cost every
+//! 16th chunk of the JS front's 16 KiB updates (1.6x the official Hasher's
+//! time in the first version). Instead a full last chunk is hashed with the
+//! rest of its batch and its value held back (`provisional`); values merge
+//! into the stack a group of 16 at a time (`loose`), so batches stay
+//! aligned as the official Hasher's are.
+//!
+//! Single-threaded, MB/s, median of 31 interleaved trials, 2-vCPU EPYC
+//! (AVX-512), three runs (`cargo run --release -p blake3-kit-native
+//! --example resumable_speed`; the machine was shared, load 3-7):
+//!
+//! | updates of | official Hasher | Resumable | time ratio |
+//! |---|---:|---:|---:|
+//! | 1025 B (1 MiB) | 835 / 868 / 623 | 881 / 915 / 649 | 0.95-0.96 |
+//! | 16 KiB (1 MiB) | 4946 / 5080 / 2827 | 4856 / 5047 / 2737 | 1.006-1.033 |
+//! | 16 KiB + 1 (1 MiB) | 2236 / 2254 / 1544 | 4879 / 4952 / 2805 | 0.46-0.55 |
+//! | 64 KiB (4 MiB) | 4906 / 4886 / 2931 | 4871 / 4807 / 2896 | 1.007-1.016 |
+//! | 1 MiB (16 MiB) | 4898 / 4899 / 2704 | 4839 / 4829 / 2668 | 1.012-1.014 |
+//! | 16 MiB | 4889 / 4980 / 2710 | 4882 / 4943 / 2713 | 0.999-1.007 |
 //!
 //! `blake3::platform` (single compressions, output blocks) is public but
 //! `#[doc(hidden)]`, so not covered by semver: crate/Cargo.toml pins blake3
@@ -35,6 +49,7 @@ use crate::kernel::{kernel, Params, CHUNK_END, CHUNK_START, CV_LEN, PARENT, ROOT
 use crate::mode::MAX_OUTPUT;
 use crate::pool::{self, Pool};
 use crate::subtree::parent_values;
+use rayon::ThreadPool;
 
 /// A u64 chunk counter has at most 64 bits set: the stack never holds more.
 const MAX_STACK: usize = 64;
@@ -44,17 +59,20 @@ const SUBTREE_MIN: u64 = 64;
 /// The most chunks hashed by the kernel at once (a run of at most this
 /// many is hashed whole by it): head and tail are each below 64.
 const KERNEL_MAX: usize = 2 * SUBTREE_MIN as usize;
+/// A long run's tail: below SUBTREE_MIN chunks, and a provisional one.
+const TAIL_MAX: usize = SUBTREE_MIN as usize;
 /// Right edges one `absorb` of at most KERNEL_MAX nodes leaves.
 const EDGES: usize = (KERNEL_MAX + GROUP_USIZE).ilog2() as usize + 2;
 /// Chunk values wait in `loose` until their aligned group of this many is
-/// complete, then merge as one batch: merged as they came, a run that
-/// starts one chunk past a boundary (each run after the first, since a
-/// run's last chunk waits for the next) pairs badly, and 16 KiB updates ran
-/// at 0.83x the official Hasher (resumable_speed).
+/// complete, then merge as one batch: merged as they came, runs that start
+/// off a boundary pair badly (16 KiB updates took 1.14x the official
+/// Hasher's time without groups, resumable_speed).
 const GROUP: u64 = 16;
 const GROUP_USIZE: usize = GROUP as usize;
-/// Parents per kernel call (a level holds at most half a batch).
-const PARENT_BATCH: usize = (KERNEL_MAX + GROUP_USIZE) / 2 + 1;
+/// Parents per kernel call: the widest kernel's lanes. Its pointers are
+/// zeroed every call, and 73 of them (a whole level of KERNEL_MAX) for each
+/// level of 16 KiB updates were 1.3% of their time.
+const PARENT_BATCH: usize = 16;
 
 pub(crate) fn words_of(bytes: &[u8; 32]) -> [u32; 8] {
     std::array::from_fn(|i| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]))
@@ -109,6 +127,12 @@ pub struct Resumable {
     /// (GROUP-aligned) not complete yet.
     loose: [[u8; CV_LEN]; GROUP_USIZE],
     loose_len: usize,
+    /// The current chunk is full and its value already the last in
+    /// `loose` (counted in `chunk_counter`): hashed with the chunks before
+    /// it, in their batch, instead of alone once a byte follows. Chunk-sized
+    /// updates then start their batches on a group boundary, as the
+    /// official Hasher's do.
+    provisional: bool,
     /// The current chunk: its chaining value after `blocks_compressed`
     /// blocks (0 unless loaded from a state that had some), then `raw_len`
     /// bytes not compressed yet.
@@ -133,6 +157,7 @@ impl Resumable {
             stack_len: 0,
             loose: [[0; CV_LEN]; GROUP_USIZE],
             loose_len: 0,
+            provisional: false,
             cv: params.words,
             blocks_compressed: 0,
             raw: [0; CHUNK_LEN],
@@ -147,7 +172,7 @@ impl Resumable {
 
     /// Bytes hashed so far.
     pub fn count(&self) -> u64 {
-        self.chunk_counter * CHUNK_LEN as u64 + self.chunk_len() as u64
+        (self.chunk_counter - self.provisional as u64) * CHUNK_LEN as u64 + self.chunk_len() as u64
     }
 
     fn chunk_len(&self) -> usize {
@@ -173,6 +198,18 @@ impl Resumable {
 
     /// Adds `input`, on `pool`'s threads where it pays.
     pub fn update_with(&mut self, pool: Option<&Pool>, mut input: &[u8]) {
+        if input.is_empty() {
+            return;
+        }
+        // Threads by the size of the whole update: its subtrees alone can
+        // be below RAYON_MIN (1 MiB updates: 960 KiB), and ran 1.6x slower
+        // single-threaded.
+        let rayon = pool.and_then(|pool| pool.rayon_for(input.len()));
+        if self.provisional {
+            // A byte follows the full raw chunk, whose value is in `loose`.
+            self.provisional = false;
+            self.raw_len = 0;
+        }
         let mut pending = false;
         if self.chunk_len() > 0 {
             let take = (CHUNK_LEN - self.chunk_len()).min(input.len());
@@ -191,15 +228,17 @@ impl Resumable {
                 self.push(cv, 1);
             }
         }
-        // Whole chunks with a byte after them: the last stays raw until
-        // more input shows it is not the root.
-        let whole = input.len().saturating_sub(1) / CHUNK_LEN;
-        self.chunks(pool, pending, &input[..whole * CHUNK_LEN]);
-        let rest = &input[whole * CHUNK_LEN..];
+        // Every whole chunk; the last chunk also stays raw until more input
+        // shows it is not the root (its value provisional if it is whole).
+        let whole = input.len() / CHUNK_LEN;
+        let provisional = whole > 0 && input.len().is_multiple_of(CHUNK_LEN);
+        self.chunks(rayon, pending, &input[..whole * CHUNK_LEN], provisional);
+        let rest = &input[(whole - provisional as usize) * CHUNK_LEN..];
         self.cv = self.params.words;
         self.blocks_compressed = 0;
         self.raw[..rest.len()].copy_from_slice(rest);
         self.raw_len = rest.len();
+        self.provisional = provisional;
     }
 
     /// The chaining value of the full current chunk loaded with some
@@ -219,11 +258,11 @@ impl Resumable {
     }
 
     /// Hashes the whole chunks of `input` from `chunk_counter` on, after
-    /// the full raw chunk if `pending`.
-    fn chunks(&mut self, pool: Option<&Pool>, pending: bool, mut input: &[u8]) {
+    /// the full raw chunk if `pending`; the last one's value `provisional`.
+    fn chunks(&mut self, rayon: Option<&ThreadPool>, pending: bool, mut input: &[u8], provisional: bool) {
         let total = pending as usize + input.len() / CHUNK_LEN;
         if total <= KERNEL_MAX {
-            self.kernel_chunks(pending, input);
+            self.kernel_chunks(pending, input, provisional);
             return;
         }
         // The head up to a SUBTREE_MIN boundary (never empty with a pending
@@ -233,50 +272,97 @@ impl Resumable {
             head = SUBTREE_MIN;
         }
         let head_bytes = (head as usize - pending as usize) * CHUNK_LEN;
-        self.kernel_chunks(pending, &input[..head_bytes]);
+        self.kernel_chunks(pending, &input[..head_bytes], false);
         input = &input[head_bytes..];
-        let middle = input.len() / CHUNK_LEN / SUBTREE_MIN as usize * SUBTREE_MIN as usize * CHUNK_LEN;
-        self.subtrees(pool, &input[..middle]);
-        self.kernel_chunks(false, &input[middle..]);
+        // A provisional last chunk goes to the tail, never into a subtree.
+        let after = input.len() / CHUNK_LEN - provisional as usize;
+        let middle = after / SUBTREE_MIN as usize * SUBTREE_MIN as usize * CHUNK_LEN;
+        let (middle, tail) = input.split_at(middle);
+        self.flush();
+        let spans = subtree_spans(self.chunk_counter, middle);
+        let bytes = |&(_, at, chunks): &(u64, usize, u64)| &middle[at..at + chunks as usize * CHUNK_LEN];
+        let Some(rayon) = rayon else {
+            for span in &spans {
+                let cv = self.subtree_cv(span.0, bytes(span), false);
+                self.push(cv, span.2);
+            }
+            self.kernel_chunks(false, tail, provisional);
+            return;
+        };
+        // Every subtree at once, so the small ones at the end run beside
+        // the big ones (each split further by update_rayon), and the tail's
+        // chunks beside them all.
+        let this = &*self;
+        let tail_counter = self.chunk_counter + (middle.len() / CHUNK_LEN) as u64;
+        let (cvs, (mut nodes, count)) = rayon.install(|| {
+            use rayon::prelude::*;
+            rayon::join(
+                || spans.par_iter().map(|span| this.subtree_cv(span.0, bytes(span), true)).collect::<Vec<_>>(),
+                || {
+                    let mut nodes = [[0; CV_LEN]; TAIL_MAX];
+                    let count = this.chunk_values::<TAIL_MAX>(tail_counter, false, tail, &mut nodes);
+                    (nodes, count)
+                },
+            )
+        });
+        for (cv, span) in cvs.into_iter().zip(&spans) {
+            self.push(cv, span.2);
+        }
+        // `loose` is empty: flushed above, and pushes leave it so.
+        self.merge_values(&mut nodes, 0, count, provisional);
     }
 
     /// At most KERNEL_MAX chunks (the raw one first if `pending`, then
     /// those of `input`) through upstream's kernel, into `loose`, which is
     /// merged into the stack a GROUP at a time.
-    fn kernel_chunks(&mut self, pending: bool, input: &[u8]) {
+    fn kernel_chunks(&mut self, pending: bool, input: &[u8], provisional: bool) {
         let count = pending as usize + input.len() / CHUNK_LEN;
         match count {
             0 => {}
             // One chunk that does not complete a group (1 KiB updates):
             // no batch buffers to zero.
-            1 if !(self.chunk_counter + 1).is_multiple_of(GROUP) => {
+            1 if self.loose_len + 1 < GROUP_USIZE && !(self.chunk_counter + 1).is_multiple_of(GROUP) => {
                 let mut cv = [[0; CV_LEN]; 1];
-                self.chunk_values::<1>(pending, input, &mut cv);
+                self.chunk_values::<1>(self.chunk_counter, pending, input, &mut cv);
                 self.loose[self.loose_len] = cv[0];
                 self.loose_len += 1;
                 self.chunk_counter += 1;
                 // Its group's start was aligned (loose was not empty), or
                 // the chunk itself starts a group: the invariant holds.
             }
-            1..=GROUP_USIZE => self.kernel_batch::<{ 2 * GROUP_USIZE }>(pending, input),
-            _ => self.kernel_batch::<{ KERNEL_MAX + GROUP_USIZE }>(pending, input),
+            1..=GROUP_USIZE => self.kernel_batch::<{ 2 * GROUP_USIZE }>(pending, input, provisional),
+            _ => self.kernel_batch::<{ KERNEL_MAX + GROUP_USIZE }>(pending, input, provisional),
         }
     }
 
     /// `loose` and the new chunks' values in one buffer; all but those of
     /// the last, unfinished group merged into the stack.
-    fn kernel_batch<const N: usize>(&mut self, pending: bool, input: &[u8]) {
+    fn kernel_batch<const N: usize>(&mut self, pending: bool, input: &[u8], provisional: bool) {
         let mut nodes = [[0; CV_LEN]; N];
         let held = self.loose_len;
         nodes[..held].copy_from_slice(&self.loose[..held]);
-        let count = self.chunk_values::<N>(pending, input, &mut nodes[held..]);
+        let count = self.chunk_values::<N>(self.chunk_counter, pending, input, &mut nodes[held..]);
+        self.merge_values(&mut nodes, held, count, provisional);
+    }
+
+    /// Merges `nodes[..held + count]`, `loose`'s values (all `held` of
+    /// them) then those of the next `count` chunks, into the stack; keeps
+    /// the last group's loose.
+    fn merge_values<const N: usize>(&mut self, nodes: &mut [[u8; CV_LEN]; N], held: usize, count: usize, provisional: bool) {
         let start = self.chunk_counter - held as u64;
         self.chunk_counter += count as u64;
         let total = held + count;
         // Keep the last group's values loose if that group starts within
-        // this batch (or at `loose`), so the next batch's merges are aligned.
-        let tail = (self.chunk_counter % GROUP) as usize;
-        let merge = if tail <= total { total - tail } else { total };
+        // this batch (or at `loose`), so the next batch's merges are aligned;
+        // a provisional value is never merged (its group stays whole).
+        let mut keep = (self.chunk_counter % GROUP) as usize;
+        if provisional && keep == 0 {
+            keep = GROUP_USIZE;
+        }
+        if keep > total {
+            keep = if provisional { total } else { 0 };
+        }
+        let merge = total - keep;
         let mut out = [[0; CV_LEN]; N];
         self.absorb(start, &mut nodes[..merge], &mut out[..merge]);
         self.loose[..total - merge].copy_from_slice(&nodes[merge..total]);
@@ -295,24 +381,30 @@ impl Resumable {
         }
     }
 
-    /// This hasher with `loose` merged: itself, or a merged copy.
+    /// This hasher with `loose` merged, and a provisional chunk value
+    /// dropped (its chunk is the current one): itself, or such a copy.
     pub(crate) fn flushed(&self) -> std::borrow::Cow<'_, Resumable> {
         if self.loose_len == 0 {
             return std::borrow::Cow::Borrowed(self);
         }
         let mut copy = self.clone();
+        if copy.provisional {
+            copy.provisional = false;
+            copy.loose_len -= 1;
+            copy.chunk_counter -= 1;
+        }
         copy.flush();
         std::borrow::Cow::Owned(copy)
     }
 
     /// The chaining values of the chunks (see `kernel_chunks`), at most N,
     /// into `out`; returns how many.
-    fn chunk_values<const N: usize>(&self, pending: bool, input: &[u8], out: &mut [[u8; CV_LEN]]) -> usize {
+    fn chunk_values<const N: usize>(&self, counter: u64, pending: bool, input: &[u8], out: &mut [[u8; CV_LEN]]) -> usize {
         let count = (pending as usize + input.len() / CHUNK_LEN).min(out.len()).min(N);
         let chunks = pending.then_some(&self.raw[..]).into_iter().chain(input.chunks_exact(CHUNK_LEN));
         let Some(kernel) = kernel() else {
             for (i, (cv, chunk)) in out[..count].iter_mut().zip(chunks).enumerate() {
-                self.params.chunk_value_alone(self.chunk_counter + i as u64, chunk, cv);
+                self.params.chunk_value_alone(counter + i as u64, chunk, cv);
             }
             return count;
         };
@@ -329,7 +421,7 @@ impl Resumable {
                 count,
                 CHUNK_LEN / BLOCK_LEN,
                 self.params.words.as_ptr(),
-                self.chunk_counter,
+                counter,
                 true,
                 self.params.flags,
                 CHUNK_START,
@@ -385,8 +477,8 @@ impl Resumable {
 
     /// The parents of `children` (pairs of chaining values) into `out`,
     /// through the kernel; with pointers for these alone, where subtree.rs's
-    /// `parent_values` (built for thousands) fills 64 every call (5% of the
-    /// time of 16 KiB updates).
+    /// `parent_values` (built for thousands) fills 64 one at a time every
+    /// call (5% of the time of 16 KiB updates).
     fn parents(&self, children: &[[u8; CV_LEN]], out: &mut [[u8; CV_LEN]]) {
         let Some(kernel) = kernel() else {
             parent_values(&self.params, children.as_flattened(), out.as_flattened_mut());
@@ -431,41 +523,6 @@ impl Resumable {
         self.chunk_counter += chunks;
     }
 
-    /// Hashes `input`, whole chunks from `chunk_counter` (a multiple of
-    /// SUBTREE_MIN) on, as aligned power-of-two subtrees of official
-    /// Hashers; all at once on the pool when it pays, so the small ones at
-    /// the end run beside the big ones, each split further by update_rayon.
-    fn subtrees(&mut self, pool: Option<&Pool>, input: &[u8]) {
-        self.flush();
-        let mut spans = Vec::new();
-        let (mut at, mut counter) = (0, self.chunk_counter);
-        while at < input.len() {
-            let chunks = subtree_chunks(counter, (input.len() - at) / CHUNK_LEN);
-            spans.push((counter, at, chunks));
-            at += chunks as usize * CHUNK_LEN;
-            counter += chunks;
-        }
-        let bytes = |&(_, at, chunks): &(u64, usize, u64)| &input[at..at + chunks as usize * CHUNK_LEN];
-        match pool.and_then(|pool| pool.rayon_for(input.len())) {
-            Some(rayon) => {
-                let this = &*self;
-                let cvs: Vec<[u8; CV_LEN]> = rayon.install(|| {
-                    use rayon::prelude::*;
-                    spans.par_iter().map(|span| this.subtree_cv(span.0, bytes(span), true)).collect()
-                });
-                for (cv, span) in cvs.into_iter().zip(&spans) {
-                    self.push(cv, span.2);
-                }
-            }
-            None => {
-                for span in &spans {
-                    let cv = self.subtree_cv(span.0, bytes(span), false);
-                    self.push(cv, span.2);
-                }
-            }
-        }
-    }
-
     fn subtree_cv(&self, counter: u64, bytes: &[u8], parallel: bool) -> [u8; CV_LEN] {
         let mut hasher = self.params.hasher();
         hasher.set_input_offset(counter * CHUNK_LEN as u64);
@@ -503,7 +560,7 @@ impl Resumable {
             cv: chunk.cv,
             block: chunk.block,
             block_len: chunk.block_len,
-            counter: self.chunk_counter,
+            counter: this.chunk_counter,
             flags: self.params.flags | Self::start_flag(chunk.blocks_compressed) | CHUNK_END,
         };
         for left in this.stack[..this.stack_len as usize].iter().rev() {
@@ -541,6 +598,20 @@ impl Resumable {
         }
         Ok(())
     }
+}
+
+/// `input`, whole chunks from chunk `counter` (a multiple of SUBTREE_MIN)
+/// on, as aligned power-of-two subtrees: (first chunk, offset, chunks).
+fn subtree_spans(mut counter: u64, input: &[u8]) -> Vec<(u64, usize, u64)> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while at < input.len() {
+        let chunks = subtree_chunks(counter, (input.len() - at) / CHUNK_LEN);
+        spans.push((counter, at, chunks));
+        at += chunks as usize * CHUNK_LEN;
+        counter += chunks;
+    }
+    spans
 }
 
 /// The largest subtree starting at chunk `counter` that holds at most

@@ -32,7 +32,7 @@ impl Resumable {
         let stack = &this.stack[..this.stack_len as usize];
         let chunk = this.chunk_view();
         let mut body = Vec::with_capacity(BODY_HEAD + CV_LEN * stack.len());
-        body.extend_from_slice(&self.chunk_counter.to_le_bytes());
+        body.extend_from_slice(&this.chunk_counter.to_le_bytes());
         body.extend_from_slice(&[chunk.blocks_compressed, chunk.block_len, this.stack_len, 0]);
         body.extend_from_slice(&bytes_of(&chunk.cv));
         body.extend_from_slice(&chunk.block);

@@ -275,6 +275,7 @@ fn update_runs_after_any_prefix() {
                         end += step;
                     }
                     let want = official(mode, &input[..end], OUT);
+                    assert_eq!(hasher.count(), end as u64);
                     assert_eq!(digest(&hasher), want, "mode {mode} prefix {prefix} step {step}");
                     assert_eq!(digest(&reload(mode, &hasher)), want, "mode {mode} prefix {prefix} step {step} reloaded");
                 }
