@@ -414,15 +414,15 @@ impl Hasher {
     /// bytes are gone once the subtree is pushed whole.
     ///
     /// The open chunk's value comes from the same four-lane (or pair) pass
-    /// as the others (kernel `hash_chunks_but_last`); what costs more is the
-    /// open chunk's last block, compressed again by the next update, and the
-    /// parents above it merged one at a time. A/B of raw hasher_update in
-    /// pieces of N bytes, one process, 41 alternating rounds (simd, Node 20,
-    /// 2-core EPYC, load ~8 from other builds, so +-3%): 64 KiB 0.98x,
-    /// 8 KiB 0.93x, 4 KiB 0.955x, 2 KiB 0.98x; scalar 64 KiB 0.99x, 4 KiB
-    /// 0.935x. Holding the last chunk back as a plain chunk-state update
-    /// instead split the rest into subtrees of 2^k - 1 chunks: 4 KiB 0.67x,
-    /// 2 KiB 0.83x.
+    /// as the others (kernel `hash_chunks_but_last`); its last block is
+    /// compressed again by the next update, and the parents above it are
+    /// merged one at a time. A/B of raw hasher_update in pieces of N bytes
+    /// against the tree without this, one process, 41 alternating rounds
+    /// (Node 20, 2-core EPYC, medians of ratios, 3 runs, load 3-5): simd on
+    /// words 0.98-1.01x at 2, 4, 8, 16 and 64 KiB, row-wise 0.97-1.13x;
+    /// scalar 0.99-1.02x. Holding the last chunk back as a plain chunk-state
+    /// update instead split the rest into subtrees of 2^k - 1 chunks: 4 KiB
+    /// 0.67x, 2 KiB 0.83x.
     fn update_last_subtree(&mut self, kernel: Kernel, mut input: &[u8]) {
         let flags = self.flags();
         let mut counter = self.chunk.counter;

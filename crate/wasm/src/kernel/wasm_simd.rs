@@ -161,18 +161,19 @@ unsafe fn load_message(inputs: &[*const u8; DEGREE], offset: usize) -> [v128; 16
     m
 }
 
-/// `hash4`'s `open` when no chunk stays open.
-const NOT_OPEN: *mut Words = core::ptr::null_mut();
+/// `hash4`'s `start` for inputs that start at their first block.
+const FROM_KEY: *const Words = core::ptr::null();
 
 /// Hashes `blocks` blocks of four inputs side by side and stores the four
 /// resulting chaining values at `out[0..4]`. Reads every block before the
 /// stores, so `out` may overlap the inputs (parents are merged in place).
-/// Unless `open` is null, the fourth input's chaining value before its last
-/// block goes there too (a chunk kept open, see `hash4_open`).
+/// The lanes start from `key`, or, unless `start` is null, from the four
+/// chaining values there (inputs that go on from earlier blocks, see
+/// `hash4_open`).
 ///
 /// # Safety
 /// Each input must be readable for `blocks * 64` bytes and `out` writable for
-/// four chaining values; `open` null or writable for one.
+/// four chaining values; `start` null or readable for four.
 // Out of line: one copy (~9 KB of wasm) serves chunks and parents, and the
 // call is nothing next to a 16-block chunk.
 #[inline(never)]
@@ -187,10 +188,18 @@ unsafe fn hash4(
     flags_start: u32,
     flags_end: u32,
     out: *mut Words,
-    open: *mut Words,
+    start: *const Words,
 ) {
     let masks = Masks::load();
     let mut h = key.map(splat);
+    if !start.is_null() {
+        // Lane j's words in vector j, transposed to word i in vector i.
+        let lanes = [0, 1, 2, 3].map(|j| unsafe { start.add(j) }.cast::<v128>());
+        let [a, b, c, d] = lanes.map(|p| unsafe { v128_load(p) });
+        let [e, f, g, k] = lanes.map(|p| unsafe { v128_load(p.add(1)) });
+        let ([w0, w1, w2, w3], [w4, w5, w6, w7]) = (transpose(a, b, c, d), transpose(e, f, g, k));
+        h = [w0, w1, w2, w3, w4, w5, w6, w7];
+    }
     let step = increment as u64;
     let counters = [0, 1, 2, 3].map(|j| counter.wrapping_add(j * step));
     let counter_lo = u32x4(counters[0] as u32, counters[1] as u32, counters[2] as u32, counters[3] as u32);
@@ -199,10 +208,6 @@ unsafe fn hash4(
     for block in 0..blocks {
         if block + 1 == blocks {
             block_flags |= flags_end;
-            if !open.is_null() {
-                // SAFETY: the caller's promise.
-                unsafe { *open = h.map(|v| u32x4_extract_lane::<3>(v)) };
-            }
         }
         let m = unsafe { load_message(inputs, block * BLOCK_LEN) };
         #[rustfmt::skip]
@@ -283,20 +288,28 @@ pub unsafe fn hash4_same_counter(
     flags_end: u32,
     out: *mut Words,
 ) {
-    unsafe { hash4(inputs, blocks, key, counter, false, flags, flags_start, flags_end, out, NOT_OPEN) }
+    unsafe { hash4(inputs, blocks, key, counter, false, flags, flags_start, flags_end, out, FROM_KEY) }
 }
 
 /// The chaining values of four whole chunks from `counter`, and the last
 /// one's before its last block: the last group of an update whose final
-/// chunk stays open (kernel `hash_chunks_but_last`), at the cost of hashing
-/// the four.
+/// chunk stays open (kernel `hash_chunks_but_last`). Two calls, 15 blocks
+/// then the last: taking the open value inside hash4's loop instead (a
+/// pointer checked at the last block) slowed every hash4: raw updates of
+/// 4-64 KiB ran at 0.91-0.96x of this.
 pub fn hash4_open(group: &[[u8; CHUNK_LEN]; DEGREE], key: &Words, counter: u64, flags: u32) -> ([Words; DEGREE], Words) {
+    let open_blocks = CHUNK_LEN / BLOCK_LEN - 1;
     let inputs = group.each_ref().map(|chunk| chunk.as_ptr());
+    let mut open = [[0; 8]; DEGREE];
     let mut cvs = [[0; 8]; DEGREE];
-    let mut open = [0; 8];
-    // SAFETY: four whole chunks in, four chaining values and one open out.
-    unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr(), &mut open) };
-    (cvs, open)
+    // SAFETY: four whole chunks in (15 blocks, then the 16th from each
+    // one's offset 960), four chaining values out each time.
+    unsafe {
+        hash4(&inputs, open_blocks, key, counter, true, flags, CHUNK_START, 0, open.as_mut_ptr(), FROM_KEY);
+        let last = inputs.map(|p| p.add(open_blocks * BLOCK_LEN));
+        hash4(&last, 1, key, counter, true, flags, 0, CHUNK_END, cvs.as_mut_ptr(), open.as_ptr());
+    }
+    (cvs, open[3])
 }
 
 /// Chaining values of `chunks` into `out`, four at a time (and a leftover
@@ -308,7 +321,7 @@ pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, fl
     for (group, cvs) in &mut groups {
         let inputs = group.each_ref().map(|chunk| chunk.as_ptr());
         // SAFETY: four whole chunks in, four chaining values out.
-        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr(), NOT_OPEN) };
+        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr(), FROM_KEY) };
         counter += DEGREE as u64;
         done += DEGREE;
     }
@@ -324,7 +337,7 @@ pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, mut counter: u64, fl
         let inputs = [a.as_ptr(), b.as_ptr(), c.as_ptr(), c.as_ptr()];
         let mut cvs = [[0; 8]; DEGREE];
         // SAFETY: four readable chunks in, four chaining values out.
-        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr(), NOT_OPEN) };
+        unsafe { hash4(&inputs, CHUNK_LEN / BLOCK_LEN, key, counter, true, flags, CHUNK_START, CHUNK_END, cvs.as_mut_ptr(), FROM_KEY) };
         [*ca, *cb, *cc] = [cvs[0], cvs[1], cvs[2]];
         return done + 3;
     }
@@ -343,7 +356,7 @@ pub fn hash_parents(cvs: &mut [Words], key: &Words, flags: u32) -> usize {
         unsafe {
             let base: *const u8 = cv_ptr.add(2 * DEGREE * g).cast();
             let inputs = [0, 1, 2, 3].map(|j| base.add(j * BLOCK_LEN));
-            hash4(&inputs, 1, key, 0, false, flags | PARENT, 0, 0, cv_ptr.add(DEGREE * g), NOT_OPEN);
+            hash4(&inputs, 1, key, 0, false, flags | PARENT, 0, 0, cv_ptr.add(DEGREE * g), FROM_KEY);
         }
     }
     groups * DEGREE
