@@ -10,9 +10,9 @@ import { backendInUse, useBackend, type HasherEngine, type ManyOps, type TreeOps
 import { wasmEngine } from './wasm/engine.js';
 import { deriveKey as wasmDeriveKey, hash as wasmHash, keyedHash as wasmKeyedHash } from './wasm/hash.js';
 import { blockChoice, type BlockChoice } from './wasm/blocks.js';
-import { loadWasmSync } from './compat/load-sync.js';
 import {
   loadWasm,
+  loadWasmSync,
   selfTestFallback,
   simdSupported,
   type Backend,
@@ -207,10 +207,12 @@ export function initBackendSync(platform: SyncBackendPlatform, options: InitOpti
   if (current !== undefined) return served(current, wanted);
   if (started !== undefined) return started.then((api) => served(api, wanted));
   const native = loadNative(platform, options, wanted);
-  const api =
-    native !== undefined && wanted.wasm === 'none'
-      ? finish(wanted, undefined, native)
-      : finish(wanted, loadWasmSync(platform, wanted.wasm === 'none' ? 'auto' : wanted.wasm), native);
+  let loaded: { wasm: WasmBackend; fallback: string | undefined } | undefined;
+  if (native === undefined || wanted.wasm !== 'none') {
+    const wasm = loadWasmSync((flavour) => platform.compileSync(flavour), wanted.wasm === 'none' ? 'auto' : wanted.wasm);
+    loaded = { wasm, fallback: selfTestFallback() };
+  }
+  const api = finish(wanted, loaded, native);
   started = Promise.resolve(api);
   return api;
 }

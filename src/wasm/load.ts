@@ -55,25 +55,65 @@ export function selfTestFallback(): string | undefined {
  * `auto`, a module that fails it is replaced by the other flavour.
  * Resolves to the flavour the module really is. */
 export async function loadWasm(platform: Platform, requestedFlavour: Flavour | 'auto', source: Source | undefined): Promise<WasmBackend> {
-  const flavour: Flavour = requestedFlavour === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : requestedFlavour;
+  const first = await instantiateFlavour(platform, firstFlavour(requestedFlavour), source);
+  const other = fallbackFlavour(first, requestedFlavour, 'at init()', () => {
+    if (source !== undefined && typeof source !== 'function') return 'options.source gives no other build (pass a function from flavour to source)';
+    return undefined;
+  });
+  return adopt(other === undefined ? first : await instantiateFlavour(platform, other, source), first);
+}
+
+/** loadWasm without a promise, for a module at hand synchronously (Node
+ * reads and compiles the file, workerd imports it): what the compat entry
+ * loads at import. */
+export function loadWasmSync(compileSync: (flavour: Flavour) => WasmModule, requestedFlavour: Flavour | 'auto'): WasmBackend {
+  const instantiateSync = (flavour: Flavour): Loaded => {
+    const module = compileSync(flavour);
+    return { module, exports: instantiate(module) };
+  };
+  const first = instantiateSync(firstFlavour(requestedFlavour));
+  const other = fallbackFlavour(first, requestedFlavour, 'at import', () => undefined);
+  return adopt(other === undefined ? first : instantiateSync(other), first);
+}
+
+interface Loaded {
+  module: WasmModule;
+  exports: CoreExports;
+}
+
+function firstFlavour(requested: Flavour | 'auto'): Flavour {
+  const flavour: Flavour = requested === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : requested;
   if (flavour === 'simd' && !simdSupported()) {
     throw new Error('blake3-kit: flavour "simd" was forced, but this engine does not support WebAssembly SIMD');
   }
-  let loaded = await instantiateFlavour(platform, flavour, source);
-  const failure = selfTestFailure(loaded.exports);
+  return flavour;
+}
+
+/** The flavour to load instead of `first`, if its self-test failed and
+ * `auto` allows another; throws where none can be used. `noOther` says why
+ * the caller cannot load another, if it cannot. */
+function fallbackFlavour(first: Loaded, requested: Flavour | 'auto', when: string, noOther: () => string | undefined): Flavour | undefined {
   selfTestNote = undefined;
-  if (failure !== undefined) {
-    const built = loaded.exports.is_simd() === 1 ? 'simd' : 'scalar';
-    const other: Flavour = built === 'simd' ? 'scalar' : 'simd';
-    const why = `the wasm-${built} module gave a wrong answer in its self-test at init() (${failure})`;
-    if (requestedFlavour !== 'auto' || (other === 'simd' && !simdSupported())) throw new Error(`blake3-kit: ${why}; no other build to use`);
-    if (source !== undefined && typeof source !== 'function') {
-      throw new Error(`blake3-kit: ${why}; options.source gives no other build (pass a function from flavour to source)`);
-    }
-    loaded = await instantiateFlavour(platform, other, source);
+  const failure = selfTestFailure(first.exports);
+  if (failure === undefined) return undefined;
+  const built = first.exports.is_simd() === 1 ? 'simd' : 'scalar';
+  const other: Flavour = built === 'simd' ? 'scalar' : 'simd';
+  const why = `the wasm-${built} module gave a wrong answer in its self-test ${when} (${failure})`;
+  if (requested !== 'auto' || (other === 'simd' && !simdSupported())) throw new Error(`blake3-kit: ${why}; no other build to use`);
+  const blocked = noOther();
+  if (blocked !== undefined) throw new Error(`blake3-kit: ${why}; ${blocked}`);
+  selfTestNote = why;
+  return other;
+}
+
+/** Attaches the module to use (and records it for workers); checks the
+ * replacement's self-test when `first` failed its own. */
+function adopt(loaded: Loaded, first: Loaded): WasmBackend {
+  if (loaded !== first) {
     const second = selfTestFailure(loaded.exports);
-    if (second !== undefined) throw new Error(`blake3-kit: ${why}, and so did wasm-${other} (${second})`);
-    selfTestNote = `${why}, so wasm-${other} is used`;
+    const built = loaded.exports.is_simd() === 1 ? 'simd' : 'scalar';
+    if (second !== undefined) throw new Error(`blake3-kit: ${selfTestNote}, and so did wasm-${built} (${second})`);
+    selfTestNote = `${selfTestNote}, so wasm-${built} is used`;
     console.warn(`blake3-kit: ${selfTestNote}`);
   }
   attach(loaded.exports);
@@ -82,7 +122,7 @@ export async function loadWasm(platform: Platform, requestedFlavour: Flavour | '
   return loaded.exports.is_simd() === 1 ? 'wasm-simd' : 'wasm-scalar';
 }
 
-async function instantiateFlavour(platform: Platform, flavour: Flavour, source: Source | undefined) {
+async function instantiateFlavour(platform: Platform, flavour: Flavour, source: Source | undefined): Promise<Loaded> {
   const chosen = typeof source === 'function' ? await source(flavour) : (source ?? platform.defaultSource(flavour));
   const module = await compile(platform, await chosen);
   return { module, exports: instantiate(module) };

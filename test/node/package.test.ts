@@ -19,6 +19,29 @@ describe('package', () => {
     expect(node('-e', code)).toBe(`wasm-simd ${ABC} function`);
   });
 
+  it('hashes on workers after blake3-kit/compat loaded the backend at import', () => {
+    // The compat entry's synchronous load records the module for workers,
+    // as init() does: without it hashParallel stayed on this thread.
+    const code = `import { hash } from 'blake3-kit/compat';
+      import { hashParallel, startWorkers, parallelStatus, backend, toHex } from 'blake3-kit';
+      hash('abc');
+      await startWorkers();
+      const digest = toHex(await hashParallel(new Uint8Array(16 << 20).fill(7)));
+      const { workers, jobs } = parallelStatus();
+      console.log(backend(), workers > 0, jobs > 0, digest === toHex(hash(new Uint8Array(16 << 20).fill(7))));
+      process.exit(0);`;
+    // A script file: workers inherit execArgv, and Node starts none with --input-type.
+    const script = join(root, 'dist', 'compat-workers-probe.mjs');
+    writeFileSync(script, code);
+    let run: string;
+    try {
+      run = execFileSync(process.execPath, [script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    } finally {
+      rmSync(script);
+    }
+    expect(run.trim()).toBe('wasm-simd true true true');
+  });
+
   it('loads with import from ESM through the node condition', () => {
     const code = `import { init, toHex } from 'blake3-kit';
       const api = await init({ flavour: 'scalar' }); console.log(api.backend, toHex(api.hash('abc')));`;
