@@ -1,7 +1,7 @@
 // The part of blake3-wasm's hash object that Node and browsers share, over
 // our Hasher: update, digest, reader and dispose. digest() and reader()
 // leave the hasher usable, as 3.x does; `{ dispose: true }` frees it
-// after, and 2.x's default of disposing is not kept (DIFFERENCES.md): a
+// after, and 2.x's default of disposing is not kept (docs/migrating.md): a
 // hasher left undisposed is freed when it is garbage-collected.
 
 import { createHasher, type Hasher } from '../hasher.js';

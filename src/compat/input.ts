@@ -4,7 +4,7 @@
 // numbers, or another typed array element by element (a Uint16Array's
 // elements mod 256, not its bytes), so digests stay the same as theirs.
 // Where theirs silently hashes something else (a DataView, a number, null:
-// no bytes or zero bytes), a TypeError names the argument (DIFFERENCES.md).
+// no bytes or zero bytes), a TypeError names the argument (docs/migrating.md).
 
 /** Default output length, in bytes. */
 export const defaultHashLength = 32;

@@ -1,7 +1,7 @@
 // What blake3's own tests (ts/, blake3/) leave out, for the Node compat
 // entry: every output against blake3-wasm 2.1.5 itself (node_modules), every
 // encoding, the digest overloads, reader seeking, disposal, and the errors
-// where ours are deliberately clearer (DIFFERENCES.md).
+// where ours are deliberately clearer (docs/migrating.md).
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

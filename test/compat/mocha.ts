@@ -12,7 +12,7 @@ type TestFunction = (() => unknown) | ((done: Done) => void);
 
 /** Full test names (the file's last two path parts, the describe titles
  * and the test's, joined by ' > ') that
- * fail on purpose, with why; DIFFERENCES.md has each. */
+ * fail on purpose, with why; docs/migrating.md has each. */
 const KNOWN_DIFFERENCES: Record<string, string> = {
   'blake3/node.test.ts > node.js wasm > reader > throws if set out of range':
     '3.x reads short at the end of output (read(2) at 2^64 - 2 gives 1 byte); 2.x, and we, throw a RangeError, which 2.x tests',
