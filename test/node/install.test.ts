@@ -76,7 +76,7 @@ describe.runIf(inject('flavour') === 'simd')('installed from the tarballs as pub
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('keeps the main tarball under 200 KB, the addons in their own packages', () => {
+  it('keeps the main tarball under 235 KB, the addons in their own packages', () => {
     const sizes = Object.fromEntries(
       [['blake3-kit', packed.main], ...Object.entries(packed.platforms).map(([triple, p]) => [triple, p.tarball])].map(([name, file]) => [
         name,
@@ -84,8 +84,11 @@ describe.runIf(inject('flavour') === 'simd')('installed from the tarballs as pub
       ]),
     );
     console.log('tarball sizes (bytes):', sizes);
-    // 200 kB as npm pack prints it (SI kilobytes).
-    expect(sizes['blake3-kit']).toBeLessThan(200_000);
+    // SI kilobytes, as npm pack prints them. 191.5 kB before the compat
+    // entry, saved states and hash-seq responses; 222.3 kB after (+22 kB of
+    // minified JS, +22 kB of .d.ts, +18 kB over the four wasm modules, +12
+    // kB for the inline entry's base64 of two of them).
+    expect(sizes['blake3-kit']).toBeLessThan(235_000);
     const listed = execFileSync('tar', ['tzf', packed.main], { encoding: 'utf8' });
     expect(listed).not.toMatch(/\.node$/m);
     const manifest = JSON.parse(execFileSync('tar', ['xzOf', packed.main, 'package/package.json'], { encoding: 'utf8' }));
