@@ -83,4 +83,5 @@ export function multihashHasher(options?: MultihashHasherOptions): Blake3Multiha
 }
 
 /** BLAKE3 with 32-byte digests as a multiformats hasher. */
-export const blake3Multihasher: Blake3Multihasher = multihashHasher();
+// Pure: a bundle that does not use it drops it, and the code it reaches.
+export const blake3Multihasher: Blake3Multihasher = /* @__PURE__ */ multihashHasher();

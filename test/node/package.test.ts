@@ -141,11 +141,15 @@ it('lets a bundler drop what a page does not use, per entry: JS and wasm a page 
     sizes.push(js + wasm);
     console.log(`payload: export { ${row.names} } from '${row.entry}': ${js} B JS + ${wasm} B wasm = ${js + wasm} B gzip`);
   }
-  expect(await jsGzip('init', 'browser.js')).toBeLessThan(8 * 1024);
-  // Measured 21,673 B (7,633 JS + 14,040 wasm) once the entries split and
-  // Hasher gained its capability methods, from 24,042 with one module; the
-  // goal of 16 KB is not met.
-  expect(sizes[0]).toBeLessThan(21.5 * 1024);
+  // 7,627 B before saved states; 8,898 with Hasher.save/load (state.ts,
+  // the wasm engine's export/import: methods a class cannot shed).
+  expect(await jsGzip('init', 'browser.js')).toBeLessThan(9 * 1024);
+  // Measured 21,673 B (7,633 JS + 14,040 wasm) once the entries split, from
+  // 24,042 with one module; 25,450 B (8,908 + 16,542) with saved states:
+  // +1,275 B JS, +2,502 B wasm (the state export/import, and the tree
+  // keeping the last chunk open so that a state is canonical). The goal of
+  // 16 KB is not met.
+  expect(sizes[0]).toBeLessThan(25.5 * 1024);
   // The hashing entry is the smaller download.
   expect(sizes[0]).toBeLessThan(sizes[1]! - 3000);
 });
