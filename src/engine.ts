@@ -43,16 +43,15 @@ export interface HasherEngine<State = unknown> {
    * hashed, fewer than `length` if the file ended first. */
   updateFromFd?(state: State, fd: number, offset: number, length: number, mmap: boolean, signal: AbortSignal | undefined): Promise<number>;
   // Saved states. src/state.ts documents the format and writes its header
-  // and trailer; engines write and check the BODY. Optional while an engine
-  // lacks them: Hasher.save()/load() then say the backend cannot.
+  // and trailer; engines write and check the BODY.
   /** The state as a BODY (src/state.ts). Throws an Error saying why for a
    * state that cannot be saved (a subtree hasher). Never changes `state`. */
-  exportState?(state: State): Uint8Array;
+  exportState(state: State): Uint8Array;
   /** A new state from a BODY, in `mode` with `key` (the key, derive_key's
    * context key, or undefined for hash). Throws RangeError('blake3-kit:
    * saved state ... is not valid: <why>') for an invalid body, allocating
    * nothing. */
-  importState?(mode: Mode, key: Uint8Array | undefined, body: Uint8Array): State;
+  importState(mode: Mode, key: Uint8Array | undefined, body: Uint8Array): State;
 }
 
 /**

@@ -47,10 +47,6 @@ function unsupported(method: string): never {
   throw new Error(`blake3-kit: ${method} needs the native backend (the addon, in Node); this hasher's backend is wasm, so use update()`);
 }
 
-function cannotSave(method: string): never {
-  throw new Error(`blake3-kit: ${method}() is not supported by this backend yet (its engine has no saved states)`);
-}
-
 function disposedError(kind: string): never {
   throw new Error(`blake3-kit: this ${kind} has been disposed`);
 }
@@ -198,7 +194,6 @@ export class Hasher {
   save(): Uint8Array {
     this.#live();
     const engine = this.#engine;
-    if (engine.exportState === undefined) cannotSave('save');
     return writeState(engine, this.#mode, this.#key, engine.exportState(this.#current()));
   }
 
@@ -209,7 +204,6 @@ export class Hasher {
   load(state: Uint8Array): this {
     this.#live();
     const engine = this.#engine;
-    if (engine.importState === undefined) cannotSave('load');
     const body = readState(engine, this.#mode, this.#key, state);
     const loaded = engine.importState(this.#mode, this.#key, body);
     if (this.#hasState) {
