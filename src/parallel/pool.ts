@@ -216,12 +216,16 @@ export class WorkerPool {
       for (; this.#members.length < this.size && starting < this.#queue.length && this.#mayStart(); starting++) this.#add();
       if (this.#helpWhileStarting && !this.#members.some((m) => m.proven)) this.#helpSoon();
     }
-    // Node: a worker keeps the process alive only while it has jobs, or is
-    // starting for jobs that wait for it.
+    // Node: a worker keeps the process alive only while it has a caller's
+    // jobs, or while callers' jobs wait in the queue. Not only the workers
+    // still starting: a ready worker busy with its own warm-up piece holds
+    // the queue up too, and with every worker so (unref'd), a script's
+    // `await startWorkers()` exited with code 13, its promise unsettled, in
+    // 1 of ~5 runs (Node 20, 2 workers).
     for (const member of this.#members) {
-      let callers = false;
+      let callers = this.#queue.length > 0;
       for (const job of member.jobs.values()) callers ||= !job.warmUp;
-      if (callers || (!member.ready && this.#queue.length > 0)) member.handle.ref?.();
+      if (callers) member.handle.ref?.();
       else member.handle.unref?.();
     }
   }

@@ -30,16 +30,35 @@ describe('package', () => {
       const { workers, jobs } = parallelStatus();
       console.log(backend(), workers > 0, jobs > 0, digest === toHex(hash(new Uint8Array(16 << 20).fill(7))));
       process.exit(0);`;
-    // A script file: workers inherit execArgv, and Node starts none with --input-type.
-    const script = join(root, 'dist', 'compat-workers-probe.mjs');
+    // A script file: workers inherit execArgv, and Node starts none with
+    // --input-type. One per process: the simd and scalar projects run this
+    // file at the same time.
+    const script = join(root, 'dist', `compat-workers-probe-${process.pid}.mjs`);
     writeFileSync(script, code);
-    let run: string;
+    let run: ReturnType<typeof spawnSync>;
     try {
-      run = execFileSync(process.execPath, [script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+      run = spawnSync(process.execPath, [script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
     } finally {
       rmSync(script);
     }
-    expect(run.trim()).toBe('wasm-simd true true true');
+    expect(`${run.stdout}`.trim(), `${run.stderr}`).toBe('wasm-simd true true true');
+  });
+
+  it("settles a script's top-level `await startWorkers()` before the process can exit", () => {
+    // The pool unrefs idle workers. It once unref'd all of them while the
+    // warm-up jobs start() had queued still waited (each worker busy with
+    // the pool's own warm-up piece): Node then exits with code 13, the
+    // promise unsettled, in 1 run of ~5. Six runs here.
+    const script = join(root, 'dist', `start-workers-probe-${process.pid}.mjs`);
+    writeFileSync(script, "import { init, startWorkers } from 'blake3-kit';\nawait init();\nawait startWorkers();\nconsole.log('started');\n");
+    try {
+      for (let run = 0; run < 6; run++) {
+        const child = spawnSync(process.execPath, [script], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+        expect({ status: child.status, stdout: child.stdout.trim() }, child.stderr).toEqual({ status: 0, stdout: 'started' });
+      }
+    } finally {
+      rmSync(script);
+    }
   });
 
   it('loads with import from ESM through the node condition', () => {
