@@ -14,6 +14,7 @@
 // whose answer breaks the protocol (a custom `workerUrl` script, say) fails
 // its jobs, and the pool gives up on workers: none can be trusted after it.
 
+import { kernelCode } from '../wasm/blocks.js';
 import type { WasmModule } from '../wasm/types.js';
 import type { Mode } from '../modes.js';
 import type { FromWorker, ToWorker } from './protocol.js';
@@ -244,7 +245,7 @@ export class WorkerPool {
     (job.timer as { unref?: () => void }).unref?.();
     const { id, mode, key, offset, transfer } = job;
     member.handle.post(
-      { type: 'job', id, mode, key, offset, bytes, chunks: job.chunks === true, returnBytes: transfer },
+      { type: 'job', id, code: kernelCode(), mode, key, offset, bytes, chunks: job.chunks === true, returnBytes: transfer },
       transfer ? [(bytes as Uint8Array).buffer as ArrayBuffer] : [],
     );
   }

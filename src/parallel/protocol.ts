@@ -8,6 +8,9 @@ export type ToWorker =
   | {
       type: 'job';
       id: number;
+      /** The calling thread's measured code for this module (blocks.ts
+       * `kernelCode`): same engine and host, so the same choice. */
+      code: number;
       mode: Mode;
       /** The key, or derive_key's context key; absent in hash mode. */
       key: Uint8Array | undefined;

@@ -1,17 +1,21 @@
 // The worker side: instantiate the module the calling thread sent, then
 // answer each job with the chaining value of its subtree.
 
-import { attach } from '../wasm/core.js';
+import { applyKernelCode } from '../wasm/blocks.js';
+import { attach, type CoreExports } from '../wasm/core.js';
 import { instantiate } from '../wasm/load.js';
 import { chunkChainingValuesAt, chainingValueAtOffset } from '../wasm/subtree.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import { blobSubtreeValue } from './read-blob.js';
 
 export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => void): (message: ToWorker) => void {
+  let core: CoreExports | undefined;
+  let code = 0;
   return (message) => {
     if (message.type === 'init') {
       try {
-        attach(instantiate(message.module));
+        core = instantiate(message.module);
+        attach(core);
         post({ type: 'ready' });
       } catch (error) {
         post({ type: 'init-failed', message: String((error as Error)?.message ?? error) });
@@ -19,6 +23,10 @@ export function serve(post: (message: FromWorker, transfer?: ArrayBuffer[]) => v
       return;
     }
     const { id, mode, key, offset, bytes, chunks, returnBytes } = message;
+    if (message.code !== code && core !== undefined) {
+      code = message.code;
+      applyKernelCode(core, code);
+    }
     const failed = (error: unknown) => post({ type: 'failed', id, message: String((error as Error)?.message ?? error) });
     const answer = (piece: Uint8Array) => {
       try {

@@ -1,6 +1,8 @@
 // Which code the SIMD module runs for single blocks (inputs up to a few KiB,
-// tails, root output): row-wise v128 or plain u32 words. Neither wins on
-// every host and engine, so it is measured where it runs, once per module.
+// tails, root output): row-wise v128 or plain u32 words, measured where it
+// runs, once per module, since neither wins on every host and engine; and
+// whether whole chunks go four at once in v128 lanes or one at a time on
+// that code, by engine.
 //
 // ns per hash_oneshot(1 KiB), medians of 15 alternating rounds in one
 // process (`bench/small-path.mjs`, 2-core Intel Xeon model 207, shared):
@@ -15,6 +17,18 @@
 // are these words, hashed 1 KiB 1.5-1.9x faster than the SIMD module with
 // rows, in V8, SpiderMonkey and JavaScriptCore alike.
 //
+// Whole chunks: four lanes hold 32 live v128 values. MB/s of 16 KiB
+// one-shots over 60 alternating 40 ms windows (same host; lanes ÷ one chunk
+// at a time on rows): Chromium 1,000-1,300 ÷ ~600, Firefox 830-1,280 ÷
+// 490-590 (its first window, baseline code, 400 ÷ 480), WebKitGTK 2.50
+// 280-930 ÷ 210-620 (medians 690 ÷ 460), Bun 1.4.5 290-600 ÷ 490-640
+// (`bun bench/kernel-ab.mjs`-style, medians 293 ÷ 444). So lanes everywhere
+// but Bun, whose JavaScriptCore spills them: one chunk at a time there. On
+// the AMD host of the issue Bun's SIMD module also lost to the scalar one
+// from 1 KiB. Not probed: a short probe sees each engine's baseline tier
+// and ranked them wrongly (Firefox picked single chunks, 1 in 3 Bun runs
+// kept lanes).
+//
 // The probe runs in slices on later macrotasks, not in init(): the first
 // calls after instantiation run baseline code (V8's Liftoff, JSC's BBQ), which
 // ranks the two differently from the optimised code, and a page should not
@@ -24,10 +38,14 @@ import type { CoreExports } from './core.js';
 import { selfTestFailure } from './self-test.js';
 
 export type BlockCode = 'rows' | 'words';
+export type ChunkCode = 'lanes' | 'single';
 
 export interface BlockChoice {
   /** The single-block code in use. */
   blocks: BlockCode;
+  /** Whole chunks four at once in v128 lanes, or one at a time on the
+   * single-block code: lanes except in Bun (see above). */
+  chunks: ChunkCode;
   /** 'probing' until the measurement ends; then 'measured'. 'only' for the
    * scalar module (words only), 'forced' when set by the caller,
    * 'unmeasured' where the clock stands still while code runs (workerd) or
@@ -36,8 +54,10 @@ export interface BlockChoice {
   /** Median µs per 1 KiB hash of each, once measured. */
   rowsMicros?: number;
   wordsMicros?: number;
-  /** Words were faster but failed their known-answer test: rows stay. */
+  /** Words were faster (or single chunks chosen) but failed their
+   * known-answer test: rows (lanes) stay. */
   wordsFailed?: string;
+  singleFailed?: string;
 }
 
 const PROBE_LEN = 1024;
@@ -55,22 +75,44 @@ const MARGIN = 0.9;
 // probe (3-12 ms of 1 KiB hashes).
 const MAX_CALLS = 2048;
 
-let choice: BlockChoice = { blocks: 'words', how: 'only' };
+const SCALAR: BlockChoice = { blocks: 'words', chunks: 'single', how: 'only' };
+let choice: BlockChoice = SCALAR;
 let generation = 0;
 
 export function blockChoice(): BlockChoice {
   return { ...choice };
 }
 
-/** Starts measuring for a freshly attached module (rows until it ends). */
+/** The module's code settings, for workers that run the same module:
+ * bit 0 words, bit 1 single chunks (the SIMD module ignores neither, the
+ * scalar module has only this one: 3). */
+export function kernelCode(): number {
+  return (choice.blocks === 'words' ? 1 : 0) | (choice.chunks === 'single' ? 2 : 0);
+}
+
+/** Sets `kernelCode()`'s settings on a worker's instance of the module. */
+export function applyKernelCode(core: CoreExports, code: number): void {
+  if (core.is_simd() !== 1) return;
+  core.set_word_blocks(code & 1);
+  core.set_lanes(code & 2 ? 0 : 1);
+}
+
+/** Sets the chunk code for this engine and starts measuring the block code
+ * for a freshly attached module (rows until it ends). */
 export function probeBlocks(core: CoreExports): void {
   const mine = ++generation;
   if (core.is_simd() !== 1) {
-    choice = { blocks: 'words', how: 'only' };
+    choice = SCALAR;
     return;
   }
   core.set_word_blocks(0);
-  choice = { blocks: 'rows', how: 'probing' };
+  core.set_lanes(1);
+  choice = { blocks: 'rows', chunks: 'lanes', how: 'probing' };
+  if (lanesSpill()) {
+    const singleFailed = switchFailure(core, 'set_lanes', 0, 1);
+    if (singleFailed === undefined) choice.chunks = 'single';
+    else choice.singleFailed = singleFailed;
+  }
   const samples = { rows: [] as number[], words: [] as number[] };
   let slice = 0;
   const step = () => {
@@ -78,19 +120,29 @@ export function probeBlocks(core: CoreExports): void {
     const words = slice & 1;
     const micros = timeSlice(core, words);
     if (micros === undefined) {
-      choice = { blocks: 'rows', how: 'unmeasured' };
+      choice = { ...choice, how: 'unmeasured' };
       return;
     }
     if (slice >= WARM_SLICES) (words === 1 ? samples.words : samples.rows).push(micros);
     if (++slice < SLICES) return later(step);
     const rows = median(samples.rows);
     const wordsMicros = median(samples.words);
-    const measured = { how: 'measured', rowsMicros: round(rows), wordsMicros: round(wordsMicros) } as const;
-    const wordsFailed = wordsMicros < rows * MARGIN ? wordsFailure(core) : 'slower';
-    choice = wordsFailed === undefined ? { blocks: 'words', ...measured } : { blocks: 'rows', ...measured };
+    const wordsFailed = wordsMicros < rows * MARGIN ? switchFailure(core, 'set_word_blocks', 1, 0) : 'slower';
+    choice = {
+      ...choice,
+      how: 'measured',
+      blocks: wordsFailed === undefined ? 'words' : 'rows',
+      rowsMicros: round(rows),
+      wordsMicros: round(wordsMicros),
+    };
     if (wordsFailed !== undefined && wordsFailed !== 'slower') choice.wordsFailed = wordsFailed;
   };
   later(step);
+}
+
+/** Bun: its JavaScriptCore runs four lanes at 0.65x one chunk at a time. */
+function lanesSpill(): boolean {
+  return typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
 }
 
 // A timer that keeps no process alive (Node, Bun, Deno); where timers may
@@ -102,26 +154,31 @@ function later(step: () => void): void {
     if (typeof timer === 'number') deno?.unrefTimer?.(timer);
     else (timer as { unref?: () => void } | undefined)?.unref?.();
   } catch {
-    choice = { blocks: 'rows', how: 'unmeasured' };
+    choice = { ...choice, blocks: 'rows', how: 'unmeasured' };
   }
 }
 
-/** Switches to words if they pass the known-answer test; else says why not
- * and stays on rows. */
-function wordsFailure(core: CoreExports): string | undefined {
-  core.set_word_blocks(1);
+/** Switches to the measured code if it passes the known-answer test; else
+ * says why not and switches back. */
+function switchFailure(core: CoreExports, setting: Setting, to: number, back: number): string | undefined {
+  core[setting](to);
   const failure = selfTestFailure(core);
-  if (failure !== undefined) core.set_word_blocks(0);
+  if (failure !== undefined) core[setting](back);
   return failure;
 }
 
-/** Sets the single-block code by hand (tests, benchmarks); ends a probe. */
-export function forceBlocks(core: CoreExports, blocks: BlockCode): void {
-  if (core.set_word_blocks(blocks === 'words' ? 1 : 0) < 0) {
-    throw new RangeError(`blake3-kit: the scalar module has only 'words' blocks; got ${JSON.stringify(blocks)}`);
+type Setting = 'set_word_blocks' | 'set_lanes';
+
+/** Sets the single-block and chunk code by hand (tests, benchmarks); ends a
+ * probe. */
+export function forceBlocks(core: CoreExports, blocks: BlockCode, chunks: ChunkCode = 'lanes'): void {
+  if (core.is_simd() !== 1 && (blocks !== 'words' || chunks !== 'single')) {
+    throw new RangeError(`blake3-kit: the scalar module has only 'words' blocks and 'single' chunks; got ${JSON.stringify([blocks, chunks])}`);
   }
+  core.set_word_blocks(blocks === 'words' ? 1 : 0);
+  core.set_lanes(chunks === 'lanes' ? 1 : 0);
   generation++;
-  choice = { blocks, how: core.is_simd() === 1 ? 'forced' : 'only' };
+  choice = { blocks, chunks, how: core.is_simd() === 1 ? 'forced' : 'only' };
 }
 
 // The staging buffer is free between calls: every export re-reads what it

@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 8;
+export const ABI_VERSION = 9;
 
 const E_NO_MEMORY = -4;
 const OK_MEMORY_GREW = 1;
@@ -18,6 +18,8 @@ export interface CoreExports {
   is_simd(): number;
   set_word_blocks(words: number): number;
   word_blocks(): number;
+  set_lanes(lanes: number): number;
+  lanes(): number;
   staging_ptr(): number;
   staging_len(): number;
   key_ptr(): number;

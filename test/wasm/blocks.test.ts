@@ -1,11 +1,12 @@
-// The SIMD module's two single-block codes (row-wise v128 and u32 words):
-// the start-up probe picks one per host and engine, so each host runs only
-// one of them in the rest of the suite. Here both are forced in turn and
-// held to @noble/hashes at the sizes single blocks serve.
+// The SIMD module's two single-block codes (row-wise v128 and u32 words)
+// and two chunk codes (four lanes, or one chunk at a time): the start-up
+// probe picks per host and engine, so each host runs only one pair in the
+// rest of the suite. Here all four pairs are forced in turn and held to
+// @noble/hashes at the sizes single blocks serve, and past them.
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { backendStatus } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { blockChoice, forceBlocks } from '../../src/wasm/blocks.js';
+import { blockChoice, forceBlocks, kernelCode } from '../../src/wasm/blocks.js';
 import { core } from '../../src/wasm/core.js';
 import { CONTEXT, flavour, KEY, load, random, seed } from '../shared/setup.js';
 
@@ -24,14 +25,17 @@ for (let length = 0; length <= 1100; length++) lengths.push(length);
 for (let block = 1152; block <= 4160; block += 64) for (let d = -3; d <= 3; d++) lengths.push(block + d);
 
 describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
-  it('the probe ends measured, and keeps rows unless words were clearly faster', async () => {
+  it('the probe ends measured, keeps rows unless words were clearly faster, and runs lanes except in Bun', async () => {
     await probeEnded();
     const choice = blockChoice();
     expect(choice.how).toBe('measured');
     expect(choice.rowsMicros).toBeGreaterThan(0);
     expect(choice.wordsMicros).toBeGreaterThan(0);
     expect(choice.blocks).toBe(choice.wordsMicros! < choice.rowsMicros! * 0.9 ? 'words' : 'rows');
+    expect(choice.chunks).toBe('Bun' in globalThis ? 'single' : 'lanes');
     expect(core!.word_blocks()).toBe(choice.blocks === 'words' ? 1 : 0);
+    expect(core!.lanes()).toBe(choice.chunks === 'lanes' ? 1 : 0);
+    expect(kernelCode()).toBe((choice.blocks === 'words' ? 1 : 0) | (choice.chunks === 'single' ? 2 : 0));
     expect(backendStatus().wasmBlocks).toEqual(choice);
   });
 
@@ -42,9 +46,21 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
     expect(core!.word_blocks()).toBe(1);
     expect(core!.set_word_blocks(0)).toBe(0);
     expect(core!.word_blocks()).toBe(0);
+    expect(core!.set_lanes(2)).toBe(E_MODE);
+    expect(core!.set_lanes(-1)).toBe(E_MODE);
+    expect(core!.set_lanes(0)).toBe(0);
+    expect(core!.lanes()).toBe(0);
+    expect(core!.set_lanes(1)).toBe(1);
+    expect(core!.lanes()).toBe(1);
   });
 
-  describe.each(['rows', 'words'] as const)('%s', (blocks) => {
+  const codes = [
+    ['rows', 'lanes'],
+    ['rows', 'single'],
+    ['words', 'lanes'],
+    ['words', 'single'],
+  ] as const;
+  describe.each(codes)('%s blocks, %s chunks', (blocks, chunks) => {
     const rng = random(seed);
     const source = rng.bytes(8192);
     const modes = [
@@ -54,8 +70,8 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
     ];
 
     it(`every length to 1100 and around blocks to 4 KiB, three modes (seed ${seed})`, () => {
-      forceBlocks(core!, blocks);
-      expect(blockChoice()).toEqual({ blocks, how: 'forced' });
+      forceBlocks(core!, blocks, chunks);
+      expect(blockChoice()).toEqual({ blocks, chunks, how: 'forced' });
       for (const { ours, theirs } of modes) {
         for (const length of lengths) {
           const input = source.subarray(length % 7, (length % 7) + length);
@@ -66,13 +82,19 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
       }
     });
 
-    it('extended output at positions, and hashers fed in random pieces', () => {
-      forceBlocks(core!, blocks);
+    it('longer inputs across chunk groups and parents, extended output at positions, hashers fed in random pieces', () => {
+      forceBlocks(core!, blocks, chunks);
+      for (const length of [5119, 8192, 8193, 12 * 1024 + 7, 33 * 1024, 64 * 1024 + 1, 200_000]) {
+        const input = rng.bytes(length);
+        expect(b3.toHex(b3.hash(input)), `length ${length}`).toBe(b3.toHex(noble(input)));
+      }
       for (const length of [0, 1, 64, 65, 1023, 1024, 1025, 3000]) {
         const input = source.subarray(0, length);
         const reader = b3.createHasher().update(input).xof();
         reader.position = 70;
         expect(b3.toHex(reader.read(300)), `length ${length}`).toBe(b3.toHex(noble(input, { dkLen: 370 }).subarray(70)));
+        reader.position = 1000;
+        expect(b3.toHex(reader.read(1100)), `length ${length}, 1 KiB read`).toBe(b3.toHex(noble(input, { dkLen: 2100 }).subarray(1000)));
       }
       for (let i = 0; i < 40; i++) {
         const length = rng.int(5000);
@@ -91,10 +113,13 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
 });
 
 describe.runIf(flavour === 'scalar')('single blocks in the scalar module', () => {
-  it('are words only: asking for rows is a RangeError and changes nothing', () => {
-    expect(blockChoice()).toEqual({ blocks: 'words', how: 'only' });
-    expect(() => forceBlocks(core!, 'rows')).toThrow(RangeError);
+  it('are words and single chunks only: asking for rows or lanes is a RangeError and changes nothing', () => {
+    expect(blockChoice()).toEqual({ blocks: 'words', chunks: 'single', how: 'only' });
+    expect(() => forceBlocks(core!, 'rows', 'single')).toThrow(RangeError);
+    expect(() => forceBlocks(core!, 'words', 'lanes')).toThrow(RangeError);
+    expect(core!.set_lanes(1)).toBe(E_MODE);
     expect(core!.word_blocks()).toBe(1);
+    expect(core!.lanes()).toBe(0);
     expect(b3.toHex(b3.hash(new Uint8Array(1000)))).toBe(b3.toHex(noble(new Uint8Array(1000))));
   });
 });

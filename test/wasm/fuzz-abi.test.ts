@@ -51,9 +51,10 @@ const ARITIES: [Export, number][] = [
   ['subtree_parents', 5],
   ['hasher_export_state', 1],
   ['hasher_import_state', 2],
-  // Flips the SIMD module's single-block code between calls: the rest must
-  // hash right with either.
+  // Flips the SIMD module's single-block and chunk code between calls: the
+  // rest must hash right with any.
   ['set_word_blocks', 1],
+  ['set_lanes', 1],
 ];
 const SLOT_TAKING = new Set<Export>([
   'hasher_update',
@@ -100,7 +101,7 @@ function fuzz(seed: number, calls: number): CoreExports {
     const [name, arity] = ARITIES[rng.int(ARITIES.length)]!;
     const args = Array.from({ length: arity }, hostile);
     if (SLOT_TAKING.has(name) && live.size > 0 && rng.int(2) === 0) args[0] = [...live][rng.int(live.size)]!;
-    if (name === 'set_word_blocks' && rng.int(2) === 0) args[0] = rng.int(2);
+    if ((name === 'set_word_blocks' || name === 'set_lanes') && rng.int(2) === 0) args[0] = rng.int(2);
     // Often a body as staged by an export (or what a later call left of it),
     // so that imports get past the length check to the other rules.
     if (name === 'hasher_import_state' && rng.int(2) === 0) [args[0], args[1]] = [rng.int(3), exported];

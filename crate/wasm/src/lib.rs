@@ -66,7 +66,7 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 8;
+pub const ABI_VERSION: u32 = 9;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
@@ -186,6 +186,18 @@ exports! {
 
     /// The single-block setting in force: 1 words, 0 row-wise.
     pub fn word_blocks() -> u32 { Kernel::detect().word_blocks() as u32 }
+
+    /// Four chunks, parents or output blocks at once in v128 lanes (1) or
+    /// one at a time on the single-block code (0): JS times both at
+    /// start-up (see `kernel::CODE`). The scalar build has no lanes: E_MODE
+    /// for 1. Returns the setting.
+    pub fn set_lanes(lanes: u32) -> i32 {
+        if lanes > 1 || !kernel::set_lanes(lanes == 1) { return E_MODE }
+        lanes as i32
+    }
+
+    /// The lanes setting in force: 1 four at once, 0 one at a time.
+    pub fn lanes() -> u32 { Kernel::detect().lanes() as u32 }
 
     /// Address of the staging buffer in linear memory.
     pub fn staging_ptr() -> u32 { STAGING.ptr() as usize as u32 }

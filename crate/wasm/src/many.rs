@@ -40,7 +40,7 @@ pub fn hash_many(kernel: Kernel, items: &Items, count: usize, key: &Words, flags
     while i < count {
         let Some(input) = items.get(i) else { return };
         #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-        if out_len <= lanes::CV_BYTES && lanes::fits(input.len()) {
+        if kernel.lanes() && out_len <= lanes::CV_BYTES && lanes::fits(input.len()) {
             let mut group = [input; 4];
             let mut n = 1;
             while n < 4 {

@@ -15,7 +15,8 @@
 //! and 2.8x in JavaScriptCore on an Intel Xeon, words about 1.85x rows on an
 //! AMD Zen 5), so JS measures both at start-up (src/wasm/blocks.ts) and sets
 //! the faster with `set_word_blocks`. Both in one module cost 2.4 KB of
-//! wasm.
+//! wasm. Where four lanes lose to one chunk at a time (Bun), JS turns them
+//! off with `set_lanes`.
 
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
 mod lanes;
@@ -28,23 +29,49 @@ pub mod wasm_simd;
 
 pub use spec::*;
 
-/// Which code the SIMD build runs for single blocks (chunk states, single
-/// chunks, parents, root output): row-wise v128 (`rows.rs`) or plain `u32`
-/// words (`portable.rs`). Neither wins on every host and engine (see
-/// `rows.rs`): JS times both at start-up and sets the faster here.
+/// What the SIMD build runs, as bits JS sets (see `set_word_blocks`,
+/// `set_lanes`): `WORDS` single blocks on `u32` words rather than row-wise,
+/// `NO_LANES` whole chunks, parents and output blocks one at a time on the
+/// single-block code rather than four at once in `wasm_simd.rs`. Four lanes
+/// hold 32 live v128 values: V8 runs them 2.1x faster than one chunk at a
+/// time, Bun's JavaScriptCore 0.66x (293 against 444 MB/s at 16 KiB, Intel
+/// Xeon; src/wasm/blocks.ts has every engine's figures).
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-static WORD_BLOCKS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+static CODE: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+const WORDS: u32 = 1;
+#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+const NO_LANES: u32 = 2;
+
+#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+fn set_code_bit(bit: u32, on: bool) {
+    use core::sync::atomic::Ordering::Relaxed;
+    let code = CODE.load(Relaxed);
+    CODE.store(if on { code | bit } else { code & !bit }, Relaxed);
+}
 
 /// Single blocks on `u32` words (true) or row-wise (false); returns whether
 /// this build can do what was asked: the scalar build has only words.
 pub fn set_word_blocks(words: bool) -> bool {
     #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
     {
-        WORD_BLOCKS.store(words, core::sync::atomic::Ordering::Relaxed);
+        set_code_bit(WORDS, words);
         true
     }
     #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
     words
+}
+
+/// Four chunks, parents or output blocks at once (true) or one at a time
+/// (false); returns whether this build can: the scalar build has no lanes.
+pub fn set_lanes(lanes: bool) -> bool {
+    #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        set_code_bit(NO_LANES, !lanes);
+        true
+    }
+    #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+    !lanes
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,21 +79,22 @@ pub enum Kernel {
     /// The scalar build's only kernel.
     #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
     Portable,
-    /// Four chunks or parents at once in v128 lanes, single blocks row-wise.
+    /// The SIMD build: single blocks row-wise or on words, and four chunks
+    /// or parents at once in v128 lanes or not (see `CODE`).
     #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-    Simd128,
-    /// Four at once as `Simd128`, single blocks on `u32` words.
-    #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-    Simd128WordBlocks,
+    Simd128 { words: bool, lanes: bool },
 }
 
 impl Kernel {
     /// The kernel this build runs: the scalar build's only one, or the SIMD
-    /// build's with the single-block code JS chose (`set_word_blocks`).
+    /// build's with the code JS chose (`set_word_blocks`, `set_lanes`).
     #[inline(always)]
     pub fn detect() -> Kernel {
         #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-        let kernel = if WORD_BLOCKS.load(core::sync::atomic::Ordering::Relaxed) { Kernel::Simd128WordBlocks } else { Kernel::Simd128 };
+        let kernel = {
+            let code = CODE.load(core::sync::atomic::Ordering::Relaxed);
+            Kernel::Simd128 { words: code & WORDS != 0, lanes: code & NO_LANES == 0 }
+        };
         #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
         let kernel = Kernel::Portable;
         kernel
@@ -75,10 +103,20 @@ impl Kernel {
     /// Whether single blocks run on `u32` words.
     pub fn word_blocks(self) -> bool {
         #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-        let words = self == Kernel::Simd128WordBlocks;
+        let Kernel::Simd128 { words, .. } = self;
         #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
         let words = true;
         words
+    }
+
+    /// Whether four chunks, parents or output blocks go at once.
+    #[inline(always)]
+    pub fn lanes(self) -> bool {
+        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        let Kernel::Simd128 { lanes, .. } = self;
+        #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+        let lanes = false;
+        lanes
     }
 
     /// Compresses one block into `cv`.
@@ -88,9 +126,9 @@ impl Kernel {
             #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
             Kernel::Portable => portable::compress_in_place(cv, block, block_len, counter, flags),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => rows::compress_in_place(cv, block, block_len, counter, flags),
+            Kernel::Simd128 { words: false, .. } => rows::compress_in_place(cv, block, block_len, counter, flags),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128WordBlocks => portable::compress_in_place(cv, block, block_len, counter, flags),
+            Kernel::Simd128 { words: true, .. } => portable::compress_in_place(cv, block, block_len, counter, flags),
         }
     }
 
@@ -101,9 +139,9 @@ impl Kernel {
             #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
             Kernel::Portable => portable::compress_xof(cv, block, block_len, counter, flags),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => rows::compress_xof(cv, block, block_len, counter, flags),
+            Kernel::Simd128 { words: false, .. } => rows::compress_xof(cv, block, block_len, counter, flags),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128WordBlocks => portable::compress_xof(cv, block, block_len, counter, flags),
+            Kernel::Simd128 { words: true, .. } => portable::compress_xof(cv, block, block_len, counter, flags),
         }
     }
 
@@ -119,15 +157,12 @@ impl Kernel {
         flags: u32,
         out: &mut [u8; 4 * BLOCK_LEN],
     ) {
-        match self {
-            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
-            Kernel::Portable => {
-                for (j, bytes) in out.as_chunks_mut::<BLOCK_LEN>().0.iter_mut().enumerate() {
-                    *bytes = portable::compress_xof(cv, block, block_len, counter.wrapping_add(j as u64), flags);
-                }
-            }
-            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 | Kernel::Simd128WordBlocks => wasm_simd::xof4(cv, block, block_len, counter, flags, out),
+        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        if self.lanes() {
+            return wasm_simd::xof4(cv, block, block_len, counter, flags, out);
+        }
+        for (j, bytes) in out.as_chunks_mut::<BLOCK_LEN>().0.iter_mut().enumerate() {
+            *bytes = self.compress_xof(cv, block, block_len, counter.wrapping_add(j as u64), flags);
         }
     }
 
@@ -148,8 +183,8 @@ impl Kernel {
             #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
             Kernel::Portable => portable::hash_chunks(chunks, key, counter, flags, out),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 | Kernel::Simd128WordBlocks => {
-                let done = wasm_simd::hash_chunks(chunks, key, counter, flags, out);
+            Kernel::Simd128 { .. } => {
+                let done = if self.lanes() { wasm_simd::hash_chunks(chunks, key, counter, flags, out) } else { 0 };
                 if done < chunks.len() {
                     self.single_chunks(chunks, key, counter, flags, out, done);
                 }
@@ -170,7 +205,7 @@ impl Kernel {
             let [cv, open] = rows::hash_chunk_pair(first, &last[..CHUNK_LEN - BLOCK_LEN], key, counter, flags, true);
             *out = cv;
             return open;
-        } else if let Some((head, group)) = chunks.split_last_chunk::<4>() {
+        } else if let (Some((head, group)), true) = (chunks.split_last_chunk::<4>(), self.lanes()) {
             self.hash_chunks(head, key, counter, flags, out);
             let (cvs, open) = wasm_simd::hash4_open(group, key, counter + head.len() as u64, flags);
             for (out, cv) in out.iter_mut().skip(head.len()).zip(&cvs[..3]) {
@@ -212,9 +247,9 @@ impl Kernel {
                 None
             }
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128 => Some(rows::hash_chunk_pair(chunk, tail, key, counter, flags, false)),
+            Kernel::Simd128 { words: false, .. } => Some(rows::hash_chunk_pair(chunk, tail, key, counter, flags, false)),
             #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-            Kernel::Simd128WordBlocks => {
+            Kernel::Simd128 { words: true, .. } => {
                 let _ = (chunk, tail, key, counter, flags);
                 None
             }
@@ -228,7 +263,7 @@ impl Kernel {
         #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
         let done = 0;
         #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
-        let done = wasm_simd::hash_parents(cvs, key, flags);
+        let done = if self.lanes() { wasm_simd::hash_parents(cvs, key, flags) } else { 0 };
         if done < cvs.len() / 2 {
             self.parents_from(cvs, key, flags, done);
         }
