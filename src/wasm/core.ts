@@ -50,6 +50,10 @@ export let core: CoreExports | undefined;
 /** The staging buffer: input goes in here, output comes out of it. */
 export let staging: Uint8Array = new Uint8Array(0);
 export let stagingLen = 0;
+/** The staging buffer's first 32 bytes, where a default-length digest comes
+ * out: `new Uint8Array(digestArea)` copies it out in 41-50 ns against
+ * `staging.slice(0, 32)`'s 65-72 (Node 20 and 24, Bun; 21 rounds of 200k). */
+export let digestArea: Uint8Array = new Uint8Array(0);
 /** The 32-byte key area (key, or derive_key context key). */
 export let keyArea: Uint8Array = new Uint8Array(0);
 
@@ -105,6 +109,7 @@ export function refreshViews(): void {
   const buffer = core!.memory.buffer;
   if (staging.buffer === buffer) return;
   staging = new Uint8Array(buffer, core!.staging_ptr(), stagingLen);
+  digestArea = staging.subarray(0, 32);
   keyArea = new Uint8Array(buffer, core!.key_ptr(), 32);
 }
 

@@ -13,7 +13,7 @@ import {
   type LengthOption,
 } from '../input.js';
 import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, modeOf, notInitialized, type Mode } from '../modes.js';
-import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
+import { core, digestArea, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
 import { fillFromSlot, maxStringUnits, stageString, updateSlotBytes, updateSlotString, wasmContextKeys } from './slot-io.js';
 
 /**
@@ -85,7 +85,7 @@ function hashInMode(input: Input, mode: Mode, outLength: number): Uint8Array {
 function oneShot(mode: Mode, inputLength: number, outLength: number): Uint8Array {
   const code = core!.hash_oneshot(mode, inputLength, outLength);
   if (code < 0) fail(code, 'hash_oneshot');
-  return staging.slice(0, outLength);
+  return outLength === 32 ? new Uint8Array(digestArea) : staging.slice(0, outLength);
 }
 
 /** Inputs or outputs larger than the staging buffer go through a temporary
