@@ -5,7 +5,7 @@
 // written here (no runtime dependency); the tests hold them to the
 // `multiformats` package.
 
-import { equal } from './bao/equal.js';
+import { equal } from './equal.js';
 import { checkOptions, toBytes } from './input.js';
 import { fromBase32, fromBase58, toBase32, toBase58 } from './multiformats/bases.js';
 import { decodeVarint, encodeVarint } from './multiformats/varint.js';

@@ -16,6 +16,7 @@
 // | 24 + n | 16 | checksum: hash(bytes 0 .. 24 + n)[0..16] |
 
 import type { HasherEngine } from './engine.js';
+import { sameBytes } from './equal.js';
 import { toBytes, lengthOf } from './input.js';
 import { MODE_HASH, MODE_KEYED, type Mode } from './modes.js';
 
@@ -53,12 +54,6 @@ export function writeState(engine: HasherEngine, mode: Mode, key: Uint8Array | u
   return state;
 }
 
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
-  return difference === 0 && a.length === b.length;
-}
-
 /**
  * Checks the header and trailer of `state` (what Hasher.load was given) for
  * a hasher in `mode` with `key`, in the format's order; returns a copy of
@@ -79,7 +74,7 @@ export function readState(engine: HasherEngine, mode: Mode, key: Uint8Array | un
   const end = length - CHECK;
   const sum = new Uint8Array(CHECK);
   engine.hashInto(MODE_HASH, undefined, bytes.subarray(0, end), sum);
-  if (!equal(sum, bytes.subarray(end))) throw new Error('blake3-kit: state is corrupted (its checksum does not match its bytes)');
+  if (!sameBytes(sum, bytes.subarray(end))) throw new Error('blake3-kit: state is corrupted (its checksum does not match its bytes)');
   if (bytes[6] !== 0 || bytes[7] !== 0) throw new Error('blake3-kit: state has reserved header bytes set; it was written by a newer blake3-kit');
   const saved = bytes[5]!;
   if (saved !== mode) {
@@ -88,6 +83,6 @@ export function readState(engine: HasherEngine, mode: Mode, key: Uint8Array | un
   }
   const check = new Uint8Array(CHECK);
   keyCheck(engine, mode, key, check);
-  if (!equal(check, bytes.subarray(8, HEADER))) throw new Error('blake3-kit: state was saved with another key/context than this hasher has');
+  if (!sameBytes(check, bytes.subarray(8, HEADER))) throw new Error('blake3-kit: state was saved with another key/context than this hasher has');
   return bytes.subarray(HEADER, end);
 }

@@ -7,7 +7,7 @@
 
 import { hash as blake3 } from '../backend.js';
 import { BaoVerifyError, checkHash } from '../bao/decode.js';
-import { sameBytes } from '../bao/equal.js';
+import { sameBytes } from '../equal.js';
 import { type ByteSource, PieceReader, verifiedStream } from '../bao/stream.js';
 import { toHex } from '../hex.js';
 import { checkOptions, toBytes } from '../input.js';

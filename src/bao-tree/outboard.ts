@@ -13,7 +13,7 @@ import type { ModeKey } from '../modes.js';
 import { checkOptions, toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash, firstDifferentParent } from '../bao/decode.js';
 import { encodeTree } from '../bao/encode.js';
-import { sameBytes } from '../bao/equal.js';
+import { sameBytes } from '../equal.js';
 import { isParent, treeLevels, writeParent } from '../bao/levels.js';
 import { copyOf, treeHashingOf } from '../bao/nodes.js';
 import { BlockSize, PARENT_LEN } from '../tree/geometry.js';

@@ -5,7 +5,7 @@
 
 import type { ModeKey } from '../modes.js';
 import { BaoVerifyError, checkHash } from '../bao/decode.js';
-import { sameBytes } from '../bao/equal.js';
+import { sameBytes } from '../equal.js';
 import { type Boundaries, boundariesOf, truncate } from '../tree/ranges.js';
 import { chunkLogOf } from './outboard.js';
 import { leafValue, parentChainingValue, treeHashingOf } from '../bao/nodes.js';

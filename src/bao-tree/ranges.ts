@@ -19,7 +19,7 @@
 import type { ModeKey } from '../modes.js';
 import { toBytes, type Input } from '../input.js';
 import { BaoVerifyError, checkHash } from '../bao/decode.js';
-import { sameBytes } from '../bao/equal.js';
+import { sameBytes } from '../equal.js';
 import { type Boundaries, boundariesOf, truncate } from '../tree/ranges.js';
 import { rangeRequest, rangeWalk, type VerifiedPiece } from './range-walk.js';
 import { chunkLogOf, orderOf } from './outboard.js';

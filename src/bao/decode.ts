@@ -12,7 +12,7 @@
 // the call fail, never return a byte the hash does not vouch for.
 
 import { toBytes } from '../input.js';
-import { sameBytes } from './equal.js';
+import { sameBytes } from '../equal.js';
 import { MODE_HASH } from '../modes.js';
 import { treeOps } from '../tree-ops.js';
 import { copyOf, HEADER_LEN } from './nodes.js';

@@ -11,7 +11,7 @@
 
 import { toBytes } from '../input.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
-import { sameBytes } from './equal.js';
+import { sameBytes } from '../equal.js';
 import { concat, copyOf, HEADER_LEN, leafValue, parentChainingValue } from './nodes.js';
 import { CHUNK_LEAVES, PARENT_LEN } from '../tree/geometry.js';
 import { expectedValue, NodeWalk } from '../tree/walk.js';

@@ -13,7 +13,7 @@
 import { toBytes } from '../input.js';
 import { type BodySource, type Pull, pullFrom } from '../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.js';
-import { sameBytes } from './equal.js';
+import { sameBytes } from '../equal.js';
 import { copyOf, HEADER_LEN, leafValue, parentChainingValue } from './nodes.js';
 import { CHUNK_LEAVES, PARENT_LEN } from '../tree/geometry.js';
 import { expectedValue, NodeWalk } from '../tree/walk.js';

@@ -1,6 +1,7 @@
 // blake3-wasm's browser output type: a Uint8Array with equals() and
 // toString(encoding), and its three string encodings.
 
+import { sameBytes } from '../equal.js';
 import { toHex } from '../hex.js';
 
 export type BrowserEncoding = 'hex' | 'base64' | 'utf8';
@@ -32,10 +33,7 @@ export function mustGetEncoder(encoding: BrowserEncoding): (bytes: Uint8Array) =
 export class Hash extends Uint8Array {
   /** Constant-time comparison with another hash or Uint8Array. */
   equals(other: unknown): boolean {
-    if (!(other instanceof Uint8Array) || other.length !== this.length) return false;
-    let difference = 0;
-    for (let i = 0; i < this.length; i++) difference |= this[i]! ^ other[i]!;
-    return difference === 0;
+    return other instanceof Uint8Array && sameBytes(this, other);
   }
 
   override toString(encoding: BrowserEncoding = 'hex'): string {

@@ -1,7 +1,7 @@
 // Compares digests in time that depends only on their length: a MAC check
 // must not tell an attacker how many leading bytes were right.
 
-import { toBytes } from '../input.js';
+import { toBytes } from './input.js';
 
 /**
  * Whether `a` and `b` hold the same bytes: each an ArrayBufferView (its
