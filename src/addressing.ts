@@ -3,7 +3,20 @@
 // CIDs, the subtree API) and batch hashing (hashMany), whose wasm exports
 // the hashing entries' modules leave out.
 
-export { BLAKE3_MULTIHASH, cid, cidBytes, type CidBase, multihash, parseCid, parseMultihash, type ParsedCid, RAW_CODEC } from './cid.js';
+export {
+  BLAKE3_MULTIHASH,
+  cid,
+  cidBytes,
+  type CidBase,
+  type CidCodec,
+  type CidOptions,
+  DRISL_CODEC,
+  multihash,
+  parseCid,
+  parseMultihash,
+  type ParsedCid,
+  RAW_CODEC,
+} from './cid.js';
 export { baoDecode, baoDecodeOutboard, BaoVerifyError } from './bao/decode.js';
 export { type Blake3Multihasher, blake3Multihasher, MultihashDigest, multihashHasher, type MultihashHasherOptions } from './multiformats/hasher.js';
 export { baoFetchRange, type BaoFetchOptions } from './bao/fetch.js';

@@ -1,5 +1,6 @@
 // Content IDs for BLAKE3 digests: multihash (code 0x1e, blake3), CIDv1 with
-// the raw codec (0x55), as strings in base32 ('b…', the default) or
+// the raw codec (0x55) or DRISL's (0x71: dag-cbor, the two DASL codecs,
+// which BDASL keeps), as strings in base32 ('b…', the default) or
 // base58btc ('z…'). Parsing checks everything and says what is wrong. The
 // encodings are small and fixed by the multiformats specs, so they are
 // written here (no runtime dependency); the tests hold them to the
@@ -16,6 +17,9 @@ export { equal };
 export const BLAKE3_MULTIHASH = 0x1e;
 /** The multicodec of raw bytes: the CID of a blob names its bytes. */
 export const RAW_CODEC = 0x55;
+/** DRISL's multicodec (dag-cbor's code): the CID names a DRISL-encoded
+ * block, and its BLAKE3 digest is of the block's bytes all the same. */
+export const DRISL_CODEC = 0x71;
 /** Digest lengths a BLAKE3 multihash may have here (32 is the default). */
 const MAX_DIGEST = 64;
 /** The longest CID string parsed: a CID of a 64-byte digest is 110
@@ -24,10 +28,17 @@ const MAX_DIGEST = 64;
 const MAX_CID_TEXT = 512;
 
 export type CidBase = 'base32' | 'base58btc';
+/** A DASL codec: raw bytes (the default), or a DRISL block. */
+export type CidCodec = 'raw' | 'drisl';
+
+export interface CidOptions {
+  base?: CidBase;
+  codec?: CidCodec;
+}
 
 export interface ParsedCid {
   version: 1;
-  codec: typeof RAW_CODEC;
+  codec: typeof RAW_CODEC | typeof DRISL_CODEC;
   /** The BLAKE3 digest the CID names. */
   digest: Uint8Array;
 }
@@ -46,33 +57,45 @@ export function parseMultihash(bytes: ArrayBufferView | ArrayBufferLike): Uint8A
   return digest;
 }
 
-/** The binary CIDv1 (raw codec) of a BLAKE3 digest. */
-export function cidBytes(digest: ArrayBufferView | ArrayBufferLike): Uint8Array {
-  return Uint8Array.from([...encodeVarint(1), ...encodeVarint(RAW_CODEC), ...multihash(digest)]);
+/** The binary CIDv1 of a BLAKE3 digest, raw codec unless `options.codec`
+ * is 'drisl'. */
+export function cidBytes(digest: ArrayBufferView | ArrayBufferLike, options?: Pick<CidOptions, 'codec'>): Uint8Array {
+  checkOptions(options, 'options');
+  const codec = codecOf(options?.codec);
+  return Uint8Array.from([...encodeVarint(1), ...encodeVarint(codec), ...multihash(digest)]);
 }
 
-/** The CIDv1 string of a BLAKE3 digest: base32 ('bafkr4…' for 32 bytes) or base58btc ('z…'). */
-export function cid(digest: ArrayBufferView | ArrayBufferLike, options?: { base?: CidBase }): string {
+/** The CIDv1 string of a BLAKE3 digest: base32 ('bafkr4…' for 32 bytes of
+ * raw, 'bafyr4…' of DRISL) or base58btc ('z…'). */
+export function cid(digest: ArrayBufferView | ArrayBufferLike, options?: CidOptions): string {
   checkOptions(options, 'options');
   const base = options?.base ?? 'base32';
   if (base !== 'base32' && base !== 'base58btc')
     throw new RangeError(`blake3-kit: options.base must be 'base32' or 'base58btc'; got ${String(base)}`);
-  const bytes = cidBytes(digest);
+  const bytes = cidBytes(digest, { codec: options?.codec });
   return base === 'base32' ? `b${toBase32(bytes)}` : `z${toBase58(bytes)}`;
 }
 
+function codecOf(codec: unknown): typeof RAW_CODEC | typeof DRISL_CODEC {
+  if (codec === undefined || codec === 'raw') return RAW_CODEC;
+  if (codec === 'drisl') return DRISL_CODEC;
+  throw new RangeError(`blake3-kit: options.codec must be 'raw' or 'drisl'; got ${String(codec)}`);
+}
+
 /** A CIDv1 string (base32 or base58btc, ASCII only, at most 512
- * characters: RangeError past that) or its bytes, checked to be the raw CID
- * of a BLAKE3 digest. */
+ * characters: RangeError past that) or its bytes, checked to be the CID of
+ * a BLAKE3 digest with a DASL codec (raw or DRISL). */
 export function parseCid(text: string | ArrayBufferView | ArrayBufferLike): ParsedCid {
   const bytes = typeof text === 'string' ? decodeMultibase(text) : toBytes(text, 'cid');
   const [version, afterVersion] = decodeVarint(bytes, 0, 'cid');
   if (version !== 1) throw new RangeError(`blake3-kit: cid is version ${version}; only CIDv1 is supported`);
   const [codec, afterCodec] = decodeVarint(bytes, afterVersion, 'cid');
-  if (codec !== RAW_CODEC) throw new RangeError(`blake3-kit: cid has codec 0x${codec.toString(16)}; only raw (0x55) names bytes by their BLAKE3`);
+  if (codec !== RAW_CODEC && codec !== DRISL_CODEC) {
+    throw new RangeError(`blake3-kit: cid has codec 0x${codec.toString(16)}; only the DASL codecs, raw (0x55) and DRISL (0x71), are read`);
+  }
   const [digest, end] = readMultihash(bytes, afterCodec, 'cid');
   if (end !== bytes.length) throw new RangeError(`blake3-kit: cid has ${bytes.length - end} bytes past its digest`);
-  return { version: 1, codec: RAW_CODEC, digest };
+  return { version: 1, codec, digest };
 }
 
 function decodeMultibase(text: string): Uint8Array {

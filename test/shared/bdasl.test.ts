@@ -35,6 +35,19 @@ describe(`BDASL (seed ${seed})`, () => {
     expect(b3.toHex(parseCid(text).digest)).toBe(b3.toHex(digest));
   });
 
+  it('Parsing BDASL CIDs: the other DASL codec, DRISL (0x71), names its block by the same BLAKE3', () => {
+    const block = rng.bytes(500);
+    const digest = b3.hash(block);
+    const text = cid(digest, { codec: 'drisl' });
+    // 0x01, 0x71 (DRISL, dag-cbor's code), 0x1e, 0x20.
+    expect(text.startsWith('bafyr4')).toBe(true);
+    const theirs = CID.parse(text);
+    expect([theirs.version, theirs.code, theirs.multihash.code, theirs.multihash.size]).toEqual([1, 0x71, 0x1e, 32]);
+    const parsed = parseCid(text);
+    expect(parsed.codec).toBe(0x71);
+    expect(b3.toHex(parsed.digest)).toBe(b3.toHex(b3.hash(block)));
+  });
+
   it('Streaming Verification: checked as it arrives, in whole kilobytes, and within ranges', async () => {
     const content = rng.bytes(10 * 1024 + 300);
     const { encoding, hash } = baoEncode(content);

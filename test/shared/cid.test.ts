@@ -56,6 +56,12 @@ describe(`CIDs against the multiformats package (seed ${seed})`, () => {
       expect(parseCid(theirs.toString(base58btc)).digest).toEqual(digest);
       expect(parseCid(theirs.bytes).digest).toEqual(digest);
       expect(parseMultihash(theirs.multihash.bytes)).toEqual(digest);
+      const drisl = CID.create(1, 0x71, createDigest(0x1e, digest));
+      expect(cid(digest, { codec: 'drisl' })).toBe(drisl.toString());
+      expect(cid(digest, { codec: 'drisl', base: 'base58btc' })).toBe(drisl.toString(base58btc));
+      expect(cidBytes(digest, { codec: 'drisl' })).toEqual(drisl.bytes);
+      expect(parseCid(drisl.toString())).toEqual({ version: 1, codec: 0x71, digest });
+      expect(parseCid(theirs.bytes)).toEqual({ version: 1, codec: 0x55, digest });
     }
   });
 
@@ -83,7 +89,7 @@ describe('malformed CIDs and multihashes are clear errors', () => {
     failsWith(() => parseCid(`b${toBase32(good)}0`), RangeError, /not valid base32/);
     failsWith(() => parseCid('z0OIl'), RangeError, /not valid base58btc/);
     failsWith(() => parseCid(''), RangeError, /must start with/);
-    failsWith(() => parseCid(CID.create(1, 0x70, createDigest(0x1e, digest)).toString()), RangeError, /codec 0x70/);
+    failsWith(() => parseCid(CID.create(1, 0x70, createDigest(0x1e, digest)).toString()), RangeError, /codec 0x70.*raw \(0x55\) and DRISL \(0x71\)/);
     failsWith(() => parseCid(CID.create(1, 0x55, createDigest(0x12, digest)).toString()), RangeError, /hash code 0x12, not BLAKE3/);
     failsWith(() => parseCid(Uint8Array.from([...good, 0])), RangeError, /1 bytes past its digest/);
     failsWith(() => parseCid(good.subarray(0, good.length - 1)), RangeError, /declares a 32-byte digest but holds 31/);
@@ -93,6 +99,8 @@ describe('malformed CIDs and multihashes are clear errors', () => {
     failsWith(() => parseMultihash(Uint8Array.from([0x1e, 0])), RangeError, /0-byte digest/);
     failsWith(() => cid(new Uint8Array(65)), RangeError, /1 to 64 bytes/);
     failsWith(() => cid(digest, { base: 'base64' as never }), RangeError, /options\.base/);
+    failsWith(() => cid(digest, { codec: 'dag-json' as never }), RangeError, /options\.codec must be 'raw' or 'drisl'/);
+    failsWith(() => cidBytes(digest, { codec: 0x71 as never }), RangeError, /options\.codec/);
   });
 
   it('ASCII only: no Unicode lookalike stands for a base32 or base58 digit', () => {
