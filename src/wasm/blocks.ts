@@ -22,12 +22,13 @@
 // at a time on rows): Chromium 1,000-1,300 ÷ ~600, Firefox 830-1,280 ÷
 // 490-590 (its first window, baseline code, 400 ÷ 480), WebKitGTK 2.50
 // 280-930 ÷ 210-620 (medians 690 ÷ 460), Bun 1.4.5 290-600 ÷ 490-640
-// (`bun bench/kernel-ab.mjs`-style, medians 293 ÷ 444). So lanes everywhere
+// (`bun bench/lanes.mjs`, 15 rounds: 293 ÷ 442; through a hasher 408 ÷ 635,
+// so the kernel itself, not its caller). So lanes everywhere
 // but Bun, whose JavaScriptCore spills them: one chunk at a time there. On
 // the AMD host of the issue Bun's SIMD module also lost to the scalar one
 // from 1 KiB. Not probed: a short probe sees each engine's baseline tier
-// and ranked them wrongly (Firefox picked single chunks, 1 in 3 Bun runs
-// kept lanes).
+// and ranked them wrongly (Firefox picked single chunks; 1 in 3 or 4 Bun
+// runs kept lanes, at margins of 0.8 and 0.85).
 //
 // The probe runs in slices on later macrotasks, not in init(): the first
 // calls after instantiation run baseline code (V8's Liftoff, JSC's BBQ), which
@@ -84,8 +85,8 @@ export function blockChoice(): BlockChoice {
 }
 
 /** The module's code settings, for workers that run the same module:
- * bit 0 words, bit 1 single chunks (the SIMD module ignores neither, the
- * scalar module has only this one: 3). */
+ * bit 0 words, bit 1 single chunks. The scalar module's are always 3 (it
+ * has no other code), and a worker running it ignores them. */
 export function kernelCode(): number {
   return (choice.blocks === 'words' ? 1 : 0) | (choice.chunks === 'single' ? 2 : 0);
 }

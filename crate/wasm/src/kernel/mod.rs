@@ -35,7 +35,7 @@ pub use spec::*;
 /// single-block code rather than four at once in `wasm_simd.rs`. Four lanes
 /// hold 32 live v128 values: V8 runs them 2.1x faster than one chunk at a
 /// time, Bun's JavaScriptCore 0.66x (293 against 444 MB/s at 16 KiB, Intel
-/// Xeon; src/wasm/blocks.ts has every engine's figures).
+/// Xeon, `bench/lanes.mjs`; src/wasm/blocks.ts has every engine's figures).
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
 static CODE: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
 #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
