@@ -61,8 +61,7 @@ export function parseMultihash(bytes: ArrayBufferView | ArrayBufferLike): Uint8A
  * is 'drisl'. */
 export function cidBytes(digest: ArrayBufferView | ArrayBufferLike, options?: Pick<CidOptions, 'codec'>): Uint8Array {
   checkOptions(options, 'options');
-  const codec = codecOf(options?.codec);
-  return Uint8Array.from([...encodeVarint(1), ...encodeVarint(codec), ...multihash(digest)]);
+  return encodeCid(digest, codecOf(options?.codec));
 }
 
 /** The CIDv1 string of a BLAKE3 digest: base32 ('bafkr4…' for 32 bytes of
@@ -72,8 +71,12 @@ export function cid(digest: ArrayBufferView | ArrayBufferLike, options?: CidOpti
   const base = options?.base ?? 'base32';
   if (base !== 'base32' && base !== 'base58btc')
     throw new RangeError(`blake3-kit: options.base must be 'base32' or 'base58btc'; got ${String(base)}`);
-  const bytes = cidBytes(digest, { codec: options?.codec });
+  const bytes = encodeCid(digest, codecOf(options?.codec));
   return base === 'base32' ? `b${toBase32(bytes)}` : `z${toBase58(bytes)}`;
+}
+
+function encodeCid(digest: ArrayBufferView | ArrayBufferLike, codec: number): Uint8Array {
+  return Uint8Array.from([...encodeVarint(1), ...encodeVarint(codec), ...multihash(digest)]);
 }
 
 function codecOf(codec: unknown): typeof RAW_CODEC | typeof DRISL_CODEC {
