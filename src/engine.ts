@@ -18,6 +18,11 @@ export interface HasherEngine<State = unknown> {
   create(mode: Mode, key: Uint8Array | undefined): State;
   update(state: State, bytes: Uint8Array): void;
   updateString(state: State, text: string): void;
+  /** The input bytes `state` can still take (BLAKE3's input ends at
+   * 2^64 - 1 bytes), at most Number.MAX_SAFE_INTEGER. An update past it
+   * throws RangeError and changes nothing, but a wasm update longer than the
+   * staging buffer is several calls: the Hasher asks this first. */
+  room(state: State): number;
   /** Root output from byte `positionHi * 2^32 + positionLo` into all of `out`. */
   fill(state: State, out: Uint8Array, positionLo: number, positionHi: number): void;
   reset(state: State): void;

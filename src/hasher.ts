@@ -33,6 +33,14 @@ const spareBatches: Uint8Array[] = [];
 const MAX_SPARE_BATCHES = 16;
 const encoder = new TextEncoder();
 const LOW_32 = 0xffffffffn;
+/**
+ * What a hasher assumes it can still take until it asks its backend: a new
+ * hasher has 2^64 - 1 bytes of room, more than a number counts exactly. A
+ * hasher keeps a lower bound of its room and asks only when an update would
+ * pass it, so the check costs a compare and a subtraction per update; only
+ * a hasher loaded from a state near BLAKE3's limit ever asks.
+ */
+const ROOM_UNKNOWN = Number.MAX_SAFE_INTEGER;
 /** Module-internal: the internal constructor's first argument (NativeHasher
  * uses it too); not exported by the package. */
 export const ADOPT = Symbol('adopt state');
@@ -66,6 +74,8 @@ export class Hasher {
   #busy = false;
   #batch: Uint8Array | undefined;
   #batched = 0;
+  /** At most the input bytes this hasher can still take (ROOM_UNKNOWN). */
+  #room = ROOM_UNKNOWN;
 
   constructor(options?: KeyOption);
   /** @internal */
@@ -107,11 +117,25 @@ export class Hasher {
     return this.#disposed;
   }
 
+  /** Throws, changing nothing, if `length` more bytes (of argument `name`)
+   * would take the input past 2^64 - 1 bytes; else refreshes #room. */
+  #checkRoom(length: number, name: string): void {
+    const room = this.#engine.room(this.#current());
+    if (length > room) {
+      throw new RangeError(
+        `blake3-kit: ${name} of ${length} bytes would take this hasher's input past 2^64 - 1 bytes, BLAKE3's limit; ${room} bytes are left`,
+      );
+    }
+    this.#room = room;
+  }
+
   /** Adds input; returns this hasher for chaining. */
   update(input: Input): this {
     this.#live();
     if (typeof input === 'string') {
-      // Up to 3 UTF-8 bytes per UTF-16 unit.
+      // Up to 3 UTF-8 bytes per UTF-16 unit: the room is counted by that.
+      if (3 * input.length > this.#room) return this.update(encoder.encode(input));
+      this.#room -= 3 * input.length;
       if (3 * input.length < this.#small) {
         const batch = (this.#batch ??= spareBatches.pop() ?? new Uint8Array(BATCH));
         if (this.#batched + 3 * input.length > BATCH) this.#current();
@@ -123,6 +147,8 @@ export class Hasher {
     }
     const bytes = toBytes(input, 'input');
     const length = lengthOf(bytes);
+    if (length > this.#room) this.#checkRoom(length, 'input');
+    this.#room -= length;
     if (length < this.#small) {
       const batch = (this.#batch ??= spareBatches.pop() ?? new Uint8Array(BATCH));
       if (this.#batched + length > BATCH) this.#current();
@@ -173,6 +199,7 @@ export class Hasher {
     this.#live();
     if (this.#hasState) this.#engine.reset(this.#state);
     this.#batched = 0;
+    this.#room = ROOM_UNKNOWN;
     return this;
   }
 
@@ -182,19 +209,26 @@ export class Hasher {
     const copy = adoptedHasher(this.#engine, this.#mode, this.#key);
     if (this.#hasState) copy.#adopt(this.#engine.clone(this.#current()));
     else if (this.#batched > 0) copy.update(this.#batch!.subarray(0, this.#batched));
+    copy.#room = this.#room;
     return copy;
   }
 
   /** This hasher's state as bytes (a fresh copy; the hasher is unchanged),
    * to finish later, in another process or on another backend with `load`.
-   * They hold a check value of the key or context, never the key itself,
-   * but a keyed or derive_key state lets whoever has it compute that
-   * hasher's output for any continuation of its input: keep such states
-   * as secret as the key. */
+   * They hold a check value of the key or context, never the key itself;
+   * what else they reveal: the README's "Resumable" section. A hasher that
+   * holds 2^64 - 1 bytes, BLAKE3's limit, can take no more input and has
+   * no saved state (RangeError). */
   save(): Uint8Array {
     this.#live();
     const engine = this.#engine;
-    return writeState(engine, this.#mode, this.#key, engine.exportState(this.#current()));
+    const state = this.#current();
+    if (engine.room(state) === 0) {
+      throw new RangeError(
+        'blake3-kit: this hasher holds 2^64 - 1 bytes, all BLAKE3 takes; a saved state is for more input, so it has none: take the digest instead',
+      );
+    }
+    return writeState(engine, this.#mode, this.#key, engine.exportState(state));
   }
 
   /** Replaces this hasher's state with one `save` returned, from a hasher of
@@ -212,6 +246,7 @@ export class Hasher {
     }
     this.#batched = 0;
     this.#adopt(loaded);
+    this.#room = engine.room(loaded);
     return this;
   }
 
@@ -254,12 +289,17 @@ export class Hasher {
   async updateAsync(input: Input, signal?: AbortSignal, onProgress?: (done: number) => void): Promise<void> {
     const run = this.#engine.updateAsync ?? unsupported('updateAsync');
     const state = this[STATE]();
+    // At most this many bytes (strings: 3 UTF-8 bytes per unit); the engine
+    // checks the type, and its backend the room again as it reads.
+    const most = typeof input === 'string' ? 3 * input.length : lengthOf(toBytes(input, 'input'));
+    if (most > this.#room) this.#checkRoom(most, 'input');
     let before: unknown;
     this.#busy = true;
     try {
       await run(state, input, signal, onProgress, (state) => {
         before = state;
       });
+      this.#room -= most;
     } finally {
       this[BUSY](false, before);
     }
@@ -272,9 +312,13 @@ export class Hasher {
   async updateFromFd(fd: number, offset: number, length: number, mmap: boolean, signal?: AbortSignal): Promise<number> {
     const run = this.#engine.updateFromFd ?? unsupported('updateFromFd');
     const state = this[STATE]();
+    // The whole range, however short the file (the engine checks types).
+    if (typeof length === 'number' && length > this.#room) this.#checkRoom(length, 'length');
     this.#busy = true;
     try {
-      return await run(state, fd, offset, length, mmap, signal);
+      const hashed = await run(state, fd, offset, length, mmap, signal);
+      this.#room -= hashed;
+      return hashed;
     } finally {
       this[BUSY](false);
     }

@@ -7,13 +7,20 @@
 // | offset | size | field |
 // |---|---|---|
 // | 0 | 4 | magic "B3KS" |
-// | 4 | 1 | format version, 1 |
+// | 4 | 1 | format version, 2 |
 // | 5 | 1 | mode: 0 hash, 1 keyed_hash, 2 derive_key |
 // | 6 | 2 | zero |
 // | 8 | 16 | key check: keyed_hash(key, KEY_CHECK_MESSAGE)[0..16], the key
 // |   |    | being the keyed mode's key, derive_key's context key, or the IV |
 // | 24 | n | BODY: 108 + 32 k bytes (k <= 54), see crate/wasm/src/state.rs |
 // | 24 + n | 16 | checksum: hash(bytes 0 .. 24 + n)[0..16] |
+//
+// Version 2 writes no key: the BODY's chunk value field is zeros until a
+// block of the chunk is compressed, where version 1 wrote the chunk's value
+// then, which is the key (a keyed state held its key in clear). Version 1
+// states still load: their field must hold this hasher's key, and becomes
+// zeros before the engine sees the body. A state always has room for one
+// more input byte (BLAKE3 takes at most 2^64 - 1).
 
 import type { HasherEngine } from './engine.js';
 import { sameBytes } from './equal.js';
@@ -21,7 +28,13 @@ import { toBytes, lengthOf } from './input.js';
 import { MODE_HASH, MODE_KEYED, type Mode } from './modes.js';
 
 const MAGIC = [0x42, 0x33, 0x4b, 0x53]; // "B3KS"
-const VERSION = 1;
+const VERSION = 2;
+/** The format that wrote the key into the BODY (read, never written). */
+const VERSION_WITH_KEY = 1;
+/** Where the BODY keeps how many blocks of its chunk are compressed, and
+ * that chunk's value (crate/wasm/src/state.rs). */
+const BODY_BLOCKS = 8;
+const BODY_CV = 12;
 const HEADER = 24;
 const CHECK = 16;
 const BODY_FIXED = 108;
@@ -70,7 +83,10 @@ export function readState(engine: HasherEngine, mode: Mode, key: Uint8Array | un
     );
   }
   if (MAGIC.some((byte, i) => bytes[i] !== byte)) throw new Error('blake3-kit: state is not a blake3-kit saved state (no "B3KS" magic)');
-  if (bytes[4] !== VERSION) throw new Error(`blake3-kit: state was saved by state format v${bytes[4]}; this version reads v${VERSION}`);
+  const version = bytes[4]!;
+  if (version !== VERSION && version !== VERSION_WITH_KEY) {
+    throw new Error(`blake3-kit: state was saved by state format v${version}; this version reads v${VERSION_WITH_KEY} and v${VERSION}`);
+  }
   const end = length - CHECK;
   const sum = new Uint8Array(CHECK);
   engine.hashInto(MODE_HASH, undefined, bytes.subarray(0, end), sum);
@@ -84,5 +100,20 @@ export function readState(engine: HasherEngine, mode: Mode, key: Uint8Array | un
   const check = new Uint8Array(CHECK);
   keyCheck(engine, mode, key, check);
   if (!sameBytes(check, bytes.subarray(8, HEADER))) throw new Error('blake3-kit: state was saved with another key/context than this hasher has');
-  return bytes.subarray(HEADER, end);
+  const body = bytes.subarray(HEADER, end);
+  if (version === VERSION_WITH_KEY) dropKey(body, mode === MODE_HASH ? IV_BYTES : key!);
+  return body;
+}
+
+/** A version 1 BODY as version 2 writes it: the key that v1 kept as the
+ * value of a chunk with no block compressed, checked and zeroed. */
+function dropKey(body: Uint8Array, key: Uint8Array): void {
+  if (body[BODY_BLOCKS] !== 0) return;
+  const field = body.subarray(BODY_CV, BODY_CV + key.length);
+  if (!sameBytes(field, key)) {
+    throw new RangeError(
+      "blake3-kit: saved state body is not valid: its chunk has no block compressed, yet its chaining value is not this hasher's key",
+    );
+  }
+  field.fill(0);
 }

@@ -6,11 +6,14 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** Must equal the addon's `abiVersion()` (crate/node/src/lib.rs). */
-export const NATIVE_ABI_VERSION = 6;
+export const NATIVE_ABI_VERSION = 7;
 
 /** The core's resumable hasher (crate/native/src/resumable.rs) behind a napi class. */
 export interface NativeHasherHandle {
+  /** RangeError, hashing nothing, past 2^64 - 1 bytes in all. */
   update(input: Uint8Array): void;
+  /** The input bytes it can still take, at most 2^53 - 1. */
+  room(): number;
   /** XOF output at position lo + hi * 2^32 into all of `out`. */
   fill(out: Uint8Array, positionLo: number, positionHi: number): void;
   reset(): void;
@@ -23,7 +26,8 @@ export interface NativeHasherHandle {
   /** Hashes file bytes [offset, offset + length) off the JS thread; resolves
    * to the bytes hashed, fewer if the file ended first. */
   updateFromFd(fd: number, offset: number, length: number, mmap: boolean, signal?: AbortSignal): Promise<number>;
-  /** The state as a saved state's BODY (src/state.ts). */
+  /** The state as a saved state's BODY (src/state.ts); RangeError with no
+   * room left. */
   exportState(): Uint8Array;
 }
 

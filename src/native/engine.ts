@@ -66,6 +66,7 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
   create: newHandle,
   update: (state, bytes) => state.update(bytes),
   updateString: (state, text) => state.update(encoder.encode(text)),
+  room: (state) => state.room(),
   fill(state, out, positionLo, positionHi) {
     const into = outputTarget(out);
     state.fill(into, positionLo, positionHi);

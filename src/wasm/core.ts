@@ -6,9 +6,11 @@ import type { Mode } from '../modes.js';
 import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 9;
+export const ABI_VERSION = 10;
 
 const E_NO_MEMORY = -4;
+/** Input past 2^64 - 1 bytes, or a save with no room left (lib.rs). */
+const E_INPUT_LIMIT = -9;
 const OK_MEMORY_GREW = 1;
 
 /** The integer-only exports of crate/wasm (see its lib.rs for each contract). */
@@ -28,6 +30,7 @@ export interface CoreExports {
   hash_oneshot(mode: number, inputLen: number, outLen: number): number;
   hasher_new(mode: number): number;
   hasher_update(slot: number, inputLen: number): number;
+  hasher_room(slot: number): number;
   hasher_finalize(slot: number, outLen: number, positionLo: number, positionHi: number): number;
   hasher_reset(slot: number): number;
   hasher_clone(slot: number): number;
@@ -118,6 +121,9 @@ export function refreshViews(): void {
 export function fail(code: number, operation: string): never {
   if (code === E_NO_MEMORY) {
     throw new RangeError(`blake3-kit: ${operation}: out of WebAssembly memory for hasher state; dispose() hashers that are no longer needed`);
+  }
+  if (code === E_INPUT_LIMIT) {
+    throw new RangeError(`blake3-kit: ${operation}: the input would pass 2^64 - 1 bytes, BLAKE3's limit`);
   }
   throw new Error(`blake3-kit: internal error ${code} in ${operation}`);
 }

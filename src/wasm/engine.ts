@@ -110,10 +110,22 @@ const BODY_ERRORS = [
   'its block is longer than 64 bytes',
   'the bytes past the end of its block are not zero',
   'its block is empty after input (BLAKE3 keeps the last block until more input follows)',
-  "its chunk has no block compressed, yet its chaining value is not this hasher's key",
+  'its chunk has no block compressed, yet its chaining value field is not zero',
+  'it holds 2^64 - 1 bytes or more, all BLAKE3 takes: a saved state has room for more input',
 ];
 /** The longest body: 54 stack entries. */
 const MAX_BODY = 108 + 32 * 54;
+
+/** Bytes a number holds exactly: room past it is reported as this. */
+const MAX_SAFE_HIGH = 2 ** 21;
+
+function roomOf(slot: number): number {
+  const code = core!.hasher_room(slot);
+  if (code < 0) fail(code, 'hasher_room');
+  const view = new DataView(staging.buffer, staging.byteOffset, 8);
+  const high = view.getUint32(4, true);
+  return high >= MAX_SAFE_HIGH ? Number.MAX_SAFE_INTEGER : high * 2 ** 32 + view.getUint32(0, true);
+}
 
 function exportSlot(slot: number): Uint8Array {
   const length = core!.hasher_export_state(slot);
@@ -140,6 +152,14 @@ export const wasmEngine: HasherEngine<WasmState> = {
   updateString(state, text) {
     if (typeof state === 'number') updateSlotString(state, text);
     else onParked(state, true, (slot) => updateSlotString(slot, text));
+  },
+  room(state) {
+    if (typeof state === 'number') return roomOf(state);
+    let room = 0;
+    onParked(state, false, (slot) => {
+      room = roomOf(slot);
+    });
+    return room;
   },
   fill(state, out, positionLo, positionHi) {
     if (typeof state === 'number') fillFromSlot(state, out, positionLo, positionHi);

@@ -108,8 +108,8 @@ const bigFile = file('big.bin', big);
 
 describe('the addon', () => {
   it('has the ABI version the loader expects', () => {
-    expect(b.abiVersion()).toBe(6);
-    expect(NATIVE_ABI_VERSION).toBe(6);
+    expect(b.abiVersion()).toBe(7);
+    expect(NATIVE_ABI_VERSION).toBe(7);
   });
 
   it('names the kernels this CPU allows, as the kernel reports them', () => {

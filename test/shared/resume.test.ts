@@ -106,7 +106,7 @@ describe.skipIf(notYet)(`saved states (seed ${seed})`, () => {
       const stack = chunks.toString(2).replace(/0/g, '').length;
       expect(state.length).toBe(24 + 108 + 32 * stack + 16);
       expect(String.fromCharCode(...state.subarray(0, 4))).toBe('B3KS');
-      expect([...state.subarray(4, 8)]).toEqual([1, mode, 0, 0]);
+      expect([...state.subarray(4, 8)]).toEqual([2, mode, 0, 0]);
       if (keyBytes !== undefined) {
         const check = noble(utf8.encode('blake3-kit saved state key check'), { key: keyBytes, dkLen: 16 });
         expect(b3.toHex(state.subarray(8, 24))).toBe(b3.toHex(check));
@@ -174,9 +174,9 @@ describe.skipIf(notYet)(`saved states (seed ${seed})`, () => {
 
     it('another format version, mode, key or context, with a message that says so', () => {
       const cases: [Uint8Array, { key?: Uint8Array; context?: string } | undefined, RegExp][] = [];
-      const v2 = savedAfter(2000);
-      v2[4] = 2;
-      cases.push([v2, undefined, /saved by state format v2; this version reads v1/]);
+      const v3 = savedAfter(2000);
+      v3[4] = 3;
+      cases.push([v3, undefined, /saved by state format v3; this version reads v1 and v2/]);
       const magic = savedAfter(10);
       magic[0] = 0x41;
       cases.push([magic, undefined, /not a blake3-kit saved state/]);

@@ -30,7 +30,7 @@ fn main() {
             let t = Instant::now();
             let mut r = Resumable::new(0, None).unwrap();
             for piece in input[..total].chunks(step) {
-                r.update_with(None, piece);
+                r.update_with(None, piece).unwrap();
             }
             let mut b = [0; 32];
             r.fill(0, &mut b).unwrap();

@@ -44,6 +44,9 @@ const READ_SMALL: usize = 64 * 1024;
 /// A mapped file truncated while it is hashed fails with `Error::Truncated`
 /// (guard.rs keeps the SIGBUS from killing the process); `hasher` then holds
 /// garbage, as after any error part-way.
+///
+/// Bytes that would take the input past 2^64 - 1 bytes, BLAKE3's limit,
+/// are an error (`Error::Arg`), with the hasher part-way as for any error.
 pub fn update_from_fd(hasher: &mut impl Absorb, fd: RawFd, offset: u64, length: u64, mmap: bool) -> Result<u64, Error> {
     if fd < 0 {
         return Err(io::Error::from_raw_os_error(libc::EBADF).into());
@@ -59,7 +62,7 @@ pub fn update_from_fd(hasher: &mut impl Absorb, fd: RawFd, offset: u64, length: 
             return Ok(hashed);
         }
     }
-    Ok(update_read(&pool, hasher, &file, offset, length)?)
+    update_read(&pool, hasher, &file, offset, length)
 }
 
 /// The mapped path; `None` when the range is not worth or not able to be
@@ -84,13 +87,14 @@ fn update_mapped(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64
     };
     let Some(guard) = Guard::new(&map) else { return Ok(None) };
     // Returns after the pool joined: no thread reads the map any more.
-    hasher.absorb(pool, &map);
+    let absorbed = hasher.absorb(pool, &map);
     // Unregistered before `map` is dropped (unmapped), so the range is never
     // registered while the addresses could belong to someone else's mapping.
     // munmap then removes the file pages and any zero pages alike.
     if guard.finish() {
         return Err(Error::Truncated);
     }
+    absorbed?;
     // A cut inside the range's last page raises no SIGBUS: the kernel zeroes
     // that page's tail and it stays mapped. Only the size tells.
     if file.metadata()?.len() < offset + available {
@@ -99,7 +103,7 @@ fn update_mapped(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64
     Ok(Some(available))
 }
 
-fn update_read(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64, length: u64) -> io::Result<u64> {
+fn update_read(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64, length: u64) -> Result<u64, Error> {
     // One buffer for the whole range, READ_BUF only for files that say they
     // hold that much: kernel files refuse large reads (a procfs sysctl file
     // fails a 4 MiB read with ENOMEM, its kmalloc limit). The size is a
@@ -115,32 +119,32 @@ fn update_read(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64, 
         match file.read_at(&mut buf[..want], at) {
             Ok(0) => break, // end of file
             Ok(n) => {
-                hasher.absorb(pool, &buf[..n]);
+                hasher.absorb(pool, &buf[..n])?;
                 hashed += n as u64;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) if hashed == 0 && e.raw_os_error() == Some(libc::ESPIPE) => {
                 return update_sequential(pool, hasher, file, length, &mut buf);
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(hashed)
 }
 
 /// Up to `length` bytes from where `file` stands, for fds without positions.
-fn update_sequential(pool: &Pool, hasher: &mut impl Absorb, mut file: &File, length: u64, buf: &mut [u8]) -> io::Result<u64> {
+fn update_sequential(pool: &Pool, hasher: &mut impl Absorb, mut file: &File, length: u64, buf: &mut [u8]) -> Result<u64, Error> {
     let mut hashed = 0u64;
     while hashed < length {
         let want = usize::try_from(length - hashed).map_or(buf.len(), |l| l.min(buf.len()));
         match file.read(&mut buf[..want]) {
             Ok(0) => break,
             Ok(n) => {
-                hasher.absorb(pool, &buf[..n]);
+                hasher.absorb(pool, &buf[..n])?;
                 hashed += n as u64;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(hashed)

@@ -111,19 +111,25 @@ impl Pool {
 
 /// A hasher that file.rs can feed: the official one, or ours.
 pub trait Absorb {
-    /// Adds `bytes`, on `pool`'s threads where it pays.
-    fn absorb(&mut self, pool: &Pool, bytes: &[u8]);
+    /// Adds `bytes`, on `pool`'s threads where it pays; bytes that would
+    /// take the input past 2^64 - 1 bytes, BLAKE3's limit, are refused
+    /// (argument "input") and nothing is added.
+    fn absorb(&mut self, pool: &Pool, bytes: &[u8]) -> Result<(), InvalidArg>;
 }
 
 impl Absorb for Hasher {
-    fn absorb(&mut self, pool: &Pool, bytes: &[u8]) {
+    fn absorb(&mut self, pool: &Pool, bytes: &[u8]) -> Result<(), InvalidArg> {
+        if self.count().checked_add(bytes.len() as u64).is_none() {
+            return Err(InvalidArg::range("input", "the input would pass 2^64 - 1 bytes, BLAKE3's limit"));
+        }
         pool.update(self, bytes);
+        Ok(())
     }
 }
 
 impl Absorb for crate::Resumable {
-    fn absorb(&mut self, pool: &Pool, bytes: &[u8]) {
-        self.update_with(Some(pool), bytes);
+    fn absorb(&mut self, pool: &Pool, bytes: &[u8]) -> Result<(), InvalidArg> {
+        self.update_with(Some(pool), bytes)
     }
 }
 

@@ -72,6 +72,9 @@ const TAIL_MAX: usize = SUBTREE_MIN as usize;
 /// Hasher's time without groups, resumable_speed).
 const GROUP: u64 = 16;
 const GROUP_USIZE: usize = GROUP as usize;
+/// Why a hasher with no room left has no saved state.
+pub(crate) const NO_ROOM: &str =
+    "a saved state holds at most 2^64 - 2 bytes, leaving room for more input (BLAKE3 takes 2^64 - 1 bytes); take the digest instead";
 
 pub(crate) fn words_of(bytes: &[u8; 32]) -> [u32; 8] {
     std::array::from_fn(|i| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]))
@@ -174,6 +177,24 @@ impl Resumable {
         (self.chunk_counter - self.provisional as u64) * CHUNK_LEN as u64 + self.chunk_len() as u64
     }
 
+    /// Input bytes this hasher can still take: BLAKE3's input ends at
+    /// 2^64 - 1 bytes. `update` refuses more, so `count` never overflows.
+    pub fn room(&self) -> u64 {
+        u64::MAX - self.count()
+    }
+
+    /// Refuses `length` more input bytes past the room left, naming `arg`.
+    pub fn check_room(&self, arg: &'static str, length: u64) -> Result<(), InvalidArg> {
+        let room = self.room();
+        if length > room {
+            return Err(InvalidArg::range(
+                arg,
+                format!("{length} more bytes would take the input past 2^64 - 1 bytes, BLAKE3's limit: {room} are left"),
+            ));
+        }
+        Ok(())
+    }
+
     fn chunk_len(&self) -> usize {
         self.blocks_compressed as usize * BLOCK_LEN + self.raw_len
     }
@@ -187,16 +208,24 @@ impl Resumable {
     }
 
     /// `update_with` on the process-wide pool where it pays (`RAYON_MIN`).
-    pub fn update(&mut self, input: &[u8]) {
+    pub fn update(&mut self, input: &[u8]) -> Result<(), InvalidArg> {
         if input.len() < pool::RAYON_MIN {
-            self.update_with(None, input);
+            self.update_with(None, input)
         } else {
-            self.update_with(Some(&pool::current()), input);
+            self.update_with(Some(&pool::current()), input)
         }
     }
 
-    /// Adds `input`, on `pool`'s threads where it pays.
-    pub fn update_with(&mut self, pool: Option<&Pool>, mut input: &[u8]) {
+    /// Adds `input`, on `pool`'s threads where it pays; input past the room
+    /// left is an error (argument "input"), and the hasher is unchanged.
+    pub fn update_with(&mut self, pool: Option<&Pool>, input: &[u8]) -> Result<(), InvalidArg> {
+        self.check_room("input", input.len() as u64)?;
+        self.absorb_checked(pool, input);
+        Ok(())
+    }
+
+    /// `update_with` once the room is checked.
+    fn absorb_checked(&mut self, pool: Option<&Pool>, mut input: &[u8]) {
         if input.is_empty() {
             return;
         }

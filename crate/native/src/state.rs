@@ -9,37 +9,47 @@
 //! | 9 | 1 | block_len: 0..=64 |
 //! | 10 | 1 | stack_len: popcount(chunk_counter) |
 //! | 11 | 1 | zero |
-//! | 12 | 32 | the current chunk's chaining value |
+//! | 12 | 32 | the current chunk's chaining value once a block of it is compressed; zeros before (it would be the key) |
 //! | 44 | 64 | the current block, zeros past block_len |
 //! | 108 | 32 * stack_len | the fully merged CV stack, largest subtree first |
+//!
+//! No key is written, and a body always has room for one more input byte
+//! (see crate/wasm/src/state.rs, which says why).
 
 use blake3::{BLOCK_LEN, CHUNK_LEN};
 
 use crate::error::InvalidArg;
 use crate::kernel::Params;
 use crate::kernel::CV_LEN;
-use crate::resumable::{bytes_of, words_of, Resumable};
+use crate::resumable::{bytes_of, words_of, Resumable, NO_ROOM};
 
 /// The body without its CV stack.
 pub const BODY_HEAD: usize = 108;
-/// Upstream's input limit, 2^64 bytes, in chunks.
+/// 2^64 bytes in chunks: past upstream's input limit.
 const MAX_CHUNKS: u64 = 1 << 54;
+/// The chunk value field of a chunk with no block compressed.
+const NO_CV: [u8; CV_LEN] = [0; CV_LEN];
 
 impl Resumable {
-    /// The state as a BODY; the hasher is unchanged.
-    pub fn export_state(&self) -> Vec<u8> {
+    /// The state as a BODY; the hasher is unchanged. A hasher with no room
+    /// left (2^64 - 1 bytes) has none: `import_state` would refuse it.
+    pub fn export_state(&self) -> Result<Vec<u8>, InvalidArg> {
+        if self.room() == 0 {
+            return Err(InvalidArg::range("state", NO_ROOM));
+        }
         let this = self.flushed();
         let stack = &this.stack[..this.stack_len as usize];
         let chunk = this.chunk_view();
         let mut body = Vec::with_capacity(BODY_HEAD + CV_LEN * stack.len());
         body.extend_from_slice(&this.chunk_counter.to_le_bytes());
         body.extend_from_slice(&[chunk.blocks_compressed, chunk.block_len, this.stack_len, 0]);
-        body.extend_from_slice(&bytes_of(&chunk.cv));
+        // Before its first block the chunk's value is the key: never written.
+        body.extend_from_slice(&if chunk.blocks_compressed == 0 { NO_CV } else { bytes_of(&chunk.cv) });
         body.extend_from_slice(&chunk.block);
         for cv in stack {
             body.extend_from_slice(cv);
         }
-        body
+        Ok(body)
     }
 
     /// A hasher in `mode` with `key` (as `Resumable::new`) from a BODY.
@@ -83,14 +93,18 @@ impl Resumable {
             return Err(invalid("block length is 0 after input: the last block is kept until a byte follows it".into()));
         }
         let cv_bytes: [u8; CV_LEN] = head[12..44].try_into().unwrap_or_default();
-        let cv = words_of(&cv_bytes);
-        if blocks_compressed == 0 && cv != params.words {
-            return Err(invalid("the chunk's chaining value is not the key of this mode and key, as it is before any block".into()));
+        if blocks_compressed == 0 && cv_bytes != NO_CV {
+            return Err(invalid("the chunk's chaining value field is not zero, yet no block of the chunk is compressed".into()));
+        }
+        // Below 2^54 chunks, plus up to a whole chunk: 2^64 at most.
+        let taken = u128::from(chunk_counter) * CHUNK_LEN as u128 + (blocks_compressed as usize * BLOCK_LEN + block_len as usize) as u128;
+        if taken >= u128::from(u64::MAX) {
+            return Err(invalid(format!("it holds {taken} bytes: {NO_ROOM}")));
         }
         let mut hasher = Resumable::empty(params);
         hasher.chunk_counter = chunk_counter;
         hasher.blocks_compressed = blocks_compressed;
-        hasher.cv = cv;
+        hasher.cv = if blocks_compressed == 0 { params.words } else { words_of(&cv_bytes) };
         hasher.raw[..block_len as usize].copy_from_slice(&block[..block_len as usize]);
         hasher.raw_len = block_len as usize;
         for (slot, cv) in hasher.stack.iter_mut().zip(stack.chunks_exact(CV_LEN)) {

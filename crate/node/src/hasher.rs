@@ -99,9 +99,18 @@ impl NativeHasher {
     }
 
     /// Hashes `input` now (on the pool above RAYON_MIN); borrows it, no copy.
+    /// Input past 2^64 - 1 bytes in all is a RangeError, hashing nothing.
     #[napi(catch_unwind)]
     pub fn update(&self, env: &Env, input: &[u8]) -> Result<()> {
-        self.now(env, |hasher| hasher.update(input))
+        self.now(env, |hasher| hasher.update(input))?.map_err(|e| invalid_arg(env, e))
+    }
+
+    /// The input bytes this hasher can still take (BLAKE3's input ends at
+    /// 2^64 - 1 bytes), as a number: at most 2^53 - 1, which is all that a
+    /// JS caller can feed before it asks again.
+    #[napi(catch_unwind)]
+    pub fn room(&self, env: &Env) -> Result<f64> {
+        self.now(env, |hasher| hasher.room().min(MAX_SAFE_INTEGER as u64) as f64)
     }
 
     /// Fills all of `out` with output from position `lo + hi * 2^32`; the
@@ -160,10 +169,10 @@ impl NativeHasher {
     }
 
     /// The state as a saved state's BODY (src/state.ts); the hasher is
-    /// unchanged.
+    /// unchanged. A hasher with no room left has none (a RangeError).
     #[napi(catch_unwind)]
     pub fn export_state(&self, env: &Env) -> Result<Uint8Array> {
-        self.now(env, |hasher| Uint8Array::new(hasher.export_state()))
+        self.now(env, |hasher| hasher.export_state())?.map(Uint8Array::new).map_err(|e| invalid_arg(env, e))
     }
 
     /// A hasher in `mode` with `key` (as the constructor) from a BODY; an

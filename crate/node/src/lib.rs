@@ -18,7 +18,7 @@ use crate::tasks::{signal, FileTask};
 pub use hasher::NativeHasher;
 
 /// Bumped on any change the loader must know about: it refuses other versions.
-const ABI_VERSION: u32 = 6;
+const ABI_VERSION: u32 = 7;
 
 /// The largest output we hand back as one Uint8Array (Node 20's
 /// buffer.constants.MAX_LENGTH is 2^32).

@@ -175,11 +175,16 @@ impl Task for UpdateTask {
         let (input, cancel) = (self.input.bytes(), &self.cancel);
         guarded(|| {
             all_or_nothing(&self.state, |hasher| {
+                if let Err(e) = hasher.check_room("input", input.len() as u64) {
+                    return Outcome::Failed(e.into());
+                }
                 for piece in input.chunks(PIECE) {
                     if cancel.is_set() {
                         return Outcome::Aborted;
                     }
-                    hasher.update(piece);
+                    if let Err(e) = hasher.update(piece) {
+                        return Outcome::Failed(e.into());
+                    }
                 }
                 Outcome::Done(())
             })
@@ -217,6 +222,11 @@ impl Task for FdTask {
         let cancel = &self.cancel;
         guarded(|| {
             all_or_nothing(&self.state, |hasher| {
+                // The whole range, however short the file: as update_from_fd
+                // checks each piece.
+                if let Err(e) = hasher.check_room("length", length) {
+                    return Outcome::Failed(e.into());
+                }
                 let mut done = 0u64;
                 while done < length {
                     if cancel.is_set() {

@@ -66,7 +66,7 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 9;
+pub const ABI_VERSION: u32 = 10;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
@@ -94,8 +94,11 @@ pub const E_STATE: i32 = -6;
 pub const E_ALIGN: i32 = -7;
 /// Reading `len` bytes at `position` would pass the 2^64-byte output limit.
 pub const E_POSITION: i32 = -8;
+/// The input would pass 2^64 - 1 bytes, BLAKE3's limit (`hasher_room` says
+/// how much is left), or a hasher with no room left is to be saved.
+pub const E_INPUT_LIMIT: i32 = -9;
 /// Staged bytes are not a saved state's body: `E_BODY - reason`, where
-/// reason is a `state::BodyError` (0 ..= 8).
+/// reason is a `state::BodyError` (0 ..= 9).
 pub const E_BODY: i32 = -16;
 
 struct Global<T>(UnsafeCell<T>);
@@ -252,11 +255,21 @@ exports! {
         if let Some(max) = live.subtree_max {
             if live.hasher.count().saturating_add(u64::from(input_len)) > max { return E_STATE }
         }
+        if u64::from(input_len) > live.hasher.room() { return E_INPUT_LIMIT }
         live.hasher.update(Kernel::detect(), input);
         match store(slots, slot) {
             OK if slots.grows() != grows => OK_MEMORY_GREW,
             code => code,
         }
+    }
+
+    /// Writes the input bytes the hasher in `slot` can still take (see
+    /// `E_INPUT_LIMIT`) to staging bytes 0..8, a u64 little-endian.
+    pub fn hasher_room(slot: u32) -> i32 {
+        let room = match slots().load(slot) { Ok(live) => live.hasher.room(), Err(e) => return slot_error(e) };
+        let Some(out) = staged(8) else { return E_LENGTH };
+        out.copy_from_slice(&room.to_le_bytes());
+        OK
     }
 
     /// Writes `out_len` bytes of root output, starting at output byte
@@ -308,11 +321,16 @@ exports! {
     /// Writes the hasher in `slot` over the start of the staging buffer as
     /// the BODY of a saved state (see `state.rs`; at most `state::MAX_LEN`
     /// bytes); returns its length. The slot is unchanged. `E_STATE` for a
-    /// subtree hasher, which has no saved form.
+    /// subtree hasher, which has no saved form; `E_INPUT_LIMIT` for one with
+    /// no room left.
     pub fn hasher_export_state(slot: u32) -> i32 {
         let live = match slots().load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         let Some(out) = staged(state::MAX_LEN as u32) else { return E_LENGTH };
-        match state::export(live, Kernel::detect(), out) { Ok(len) => len as i32, Err(_) => E_STATE }
+        match state::export(live, Kernel::detect(), out) {
+            Ok(len) => len as i32,
+            Err(state::ExportError::Full) => E_INPUT_LIMIT,
+            Err(_) => E_STATE,
+        }
     }
 
     /// A new hasher in `mode` (its key in the key area) from the BODY staged

@@ -9,13 +9,20 @@
 //! | 9 | 1 | bytes of the current block, 0..=64 |
 //! | 10 | 1 | stack length: popcount(chunk counter) |
 //! | 11 | 1 | zero |
-//! | 12 | 32 | the current chunk's chaining value (the key words before its first block) |
+//! | 12 | 32 | the current chunk's chaining value once a block of it is compressed; zeros before (it would be the key) |
 //! | 44 | 64 | the current block, zero past its length |
 //! | 108 | 32 each | the stack, fully merged: the chaining values of the binary decomposition of the chunks before, largest first |
 //!
 //! Our `Hasher` merges its stack lazily (see tree.rs); export merges a copy.
 //! Import checks every rule before it builds anything, and reads the body
 //! with `get`, so no bytes make it panic.
+//!
+//! No key is written: before a chunk's first block is compressed its
+//! chaining value is the key itself (format v1 wrote it there, and a keyed
+//! state held its key in clear). Import takes the key from the hasher that
+//! loads the body. A body stays inside BLAKE3's domain, input of at most
+//! 2^64 - 1 bytes, with room for one more byte: a full one is refused by
+//! both export and import.
 
 use crate::kernel::{self, Kernel, Words, BLOCK_LEN, CHUNK_LEN};
 use crate::slots::Live;
@@ -28,6 +35,8 @@ const BLOCK_AT: usize = 44;
 pub const MAX_LEN: usize = FIXED_LEN + 32 * MAX_DEPTH;
 /// 2^54 chunks are 2^64 bytes, past BLAKE3's input limit.
 const COUNTER_LIMIT: u64 = 1 << MAX_DEPTH;
+/// The chunk value field of a chunk with no block compressed.
+const NO_CV: Words = [0; 8];
 const MAX_BLOCKS: u8 = (CHUNK_LEN / BLOCK_LEN - 1) as u8;
 
 /// Why a hasher cannot be exported.
@@ -37,6 +46,9 @@ pub enum ExportError {
     Subtree,
     /// Its state breaks the invariants update keeps (not from our own code).
     Inconsistent,
+    /// It holds 2^64 - 1 bytes, all BLAKE3 takes: a saved state is for more
+    /// input, and import would refuse it.
+    Full,
 }
 
 /// Why bytes are not a body. The order is the ABI: lib.rs returns
@@ -52,6 +64,7 @@ pub enum BodyError {
     Padding,
     EmptyBlock,
     ChunkCv,
+    Full,
 }
 
 /// Writes `live`'s body to the start of `out`; returns its length.
@@ -70,6 +83,9 @@ pub fn export(live: &Live, kernel: Kernel, out: &mut [u8]) -> Result<usize, Expo
     let empty_chunk = chunk.buf_len == 0 && chunk.blocks_compressed == 0;
     if counter >= COUNTER_LIMIT || (counter > 0 && chunk.buf_len == 0) || (empty_chunk && hasher.stack_len != 0) {
         return Err(ExportError::Inconsistent);
+    }
+    if hasher.room() == 0 {
+        return Err(ExportError::Full);
     }
     // The stack goes straight into `out` and is merged there: a local
     // array of 55 entries cost 1.8 KB of wasm to zero. Written with `get`
@@ -102,7 +118,9 @@ pub fn export(live: &Live, kernel: Kernel, out: &mut [u8]) -> Result<usize, Expo
     if let [blocks, block_len, stack_len, _, ..] = rest {
         (*blocks, *block_len, *stack_len) = (chunk.blocks_compressed, chunk.buf_len, len as u8);
     }
-    put_words(fixed.get_mut(CV_AT..).unwrap_or_default(), &chunk.cv);
+    // Before its first block the chunk's value is the key: never written.
+    let cv = if chunk.blocks_compressed == 0 { &NO_CV } else { &chunk.cv };
+    put_words(fixed.get_mut(CV_AT..).unwrap_or_default(), cv);
     for (byte, from) in fixed.iter_mut().skip(BLOCK_AT).zip(&chunk.buf).take(chunk.buf_len as usize) {
         *byte = *from;
     }
@@ -154,11 +172,17 @@ pub fn import(body: &[u8], key: &Words, flags: u32) -> Result<Hasher, BodyError>
         return Err(BodyError::EmptyBlock);
     }
     let cv = words_at(fixed, CV_AT);
-    if blocks == 0 && cv != *key {
+    if blocks == 0 && cv != NO_CV {
         return Err(BodyError::ChunkCv);
     }
+    // Bytes taken: counter < 2^54 chunks, plus up to a whole chunk, which
+    // can make 2^64 itself (None). A state needs room for one more byte.
+    let in_chunk = u64::from(blocks) * BLOCK_LEN as u64 + u64::from(block_len);
+    if (counter * CHUNK_LEN as u64).checked_add(in_chunk).is_none_or(|taken| taken == u64::MAX) {
+        return Err(BodyError::Full);
+    }
     let mut hasher = Hasher::new(key, flags);
-    hasher.chunk.cv = cv;
+    hasher.chunk.cv = if blocks == 0 { *key } else { cv };
     hasher.chunk.counter = counter;
     hasher.chunk.buf = block;
     hasher.chunk.buf_len = block_len;

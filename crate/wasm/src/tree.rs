@@ -311,6 +311,14 @@ impl Hasher {
         (self.chunk.counter - self.initial_counter).wrapping_mul(CHUNK_LEN as u64).wrapping_add(self.chunk.len() as u64)
     }
 
+    /// Input bytes this hasher can still take: BLAKE3's input ends at
+    /// 2^64 - 1 bytes, counted from the start of the whole input (so from
+    /// the offset on for a subtree hasher).
+    pub fn room(&self) -> u64 {
+        let taken = self.chunk.counter.checked_mul(CHUNK_LEN as u64).and_then(|bytes| bytes.checked_add(self.chunk.len() as u64));
+        taken.map_or(0, |taken| u64::MAX - taken)
+    }
+
     /// Makes a hasher with no input hash the subtree at `offset`, a multiple
     /// of the chunk length (the caller checks both).
     pub fn set_input_offset(&mut self, offset: u64) {
