@@ -5,9 +5,12 @@
 //!
 //! `-- --pattern LEN...` instead prints, per length, the hex hash of the
 //! official input pattern of that length: the oracle for tests too large to
-//! commit vectors for (1 GiB).
+//! commit vectors for (1 GiB). `-- --state-edges` prints saved states at
+//! the input limit with their outputs (edges.rs).
 
 use std::fmt::Write;
+
+mod edges;
 
 const KEY: &[u8; 32] = b"whats the Elvish word for friend";
 const CONTEXT: &str = "BLAKE3 2019-12-27 16:29:52 test vectors context";
@@ -20,14 +23,18 @@ const LENGTHS: [usize; 35] = [
     7168, 7169, 8192, 8193, 16384, 31744, 102400,
 ];
 
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::with_capacity(2 * bytes.len()), |mut hex, byte| {
+        let _ = write!(hex, "{byte:02x}");
+        hex
+    })
+}
+
 fn xof_hex(mut hasher: blake3::Hasher, input: &[u8]) -> String {
     hasher.update(input);
     let mut output = [0u8; OUTPUT_LEN];
     hasher.finalize_xof().fill(&mut output);
-    output.iter().fold(String::with_capacity(2 * OUTPUT_LEN), |mut hex, byte| {
-        let _ = write!(hex, "{byte:02x}");
-        hex
-    })
+    hex(&output)
 }
 
 fn pattern_hashes(lengths: impl Iterator<Item = String>) {
@@ -47,8 +54,10 @@ fn pattern_hashes(lengths: impl Iterator<Item = String>) {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    if args.next().as_deref() == Some("--pattern") {
-        return pattern_hashes(args);
+    match args.next().as_deref() {
+        Some("--pattern") => return pattern_hashes(args),
+        Some("--state-edges") => return edges::print(),
+        _ => {}
     }
     let comment = "Each test is an input length and three outputs, one for each of the hash, \
         keyed_hash, and derive_key modes. The input in each case is filled with a repeating \

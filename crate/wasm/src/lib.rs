@@ -26,6 +26,8 @@ use core::cell::UnsafeCell;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::prelude::wasm_bindgen;
 
+#[cfg(test)]
+mod domain_tests;
 pub mod kernel;
 pub mod many;
 pub mod memory;

@@ -76,6 +76,15 @@ struct Model {
     count: u64,
     /// Set by `hasher_set_input_offset`: at most this many bytes.
     subtree_max: Option<u64>,
+    /// The input offset (0 unless set).
+    offset: u64,
+}
+
+impl Model {
+    /// Input it can still take: BLAKE3's input ends at 2^64 - 1 bytes.
+    fn room(&self) -> u64 {
+        u64::MAX - self.offset - self.count
+    }
 }
 
 struct Fuzz {
@@ -257,7 +266,7 @@ impl Fuzz {
         let Some(official) = self.official(mode) else { return assert_eq!(code, E_MODE) };
         assert!(self.is_slot(code), "hasher_new gave {code}");
         self.freed.retain(|&slot| slot != code as u32);
-        self.live.insert(code as u32, Model { fresh: official.clone(), official, count: 0, subtree_max: None });
+        self.live.insert(code as u32, Model { fresh: official.clone(), official, count: 0, subtree_max: None, offset: 0 });
     }
 
     fn hasher_update(&mut self) {
@@ -275,9 +284,15 @@ impl Fuzz {
         if model.subtree_max.is_some_and(|max| model.count.saturating_add(u64::from(len)) > max) {
             return assert_eq!(code, E_STATE);
         }
+        if u64::from(len) > model.room() {
+            return assert_eq!(code, E_INPUT_LIMIT);
+        }
         assert!(code == OK || code == OK_MEMORY_GREW, "hasher_update gave {code}");
         model.official.update(&input);
         model.count += u64::from(len);
+        let room = model.room();
+        assert_eq!(hasher_room(slot), OK);
+        assert_eq!(u64::from_le_bytes(read_staged(8).try_into().unwrap()), room, "hasher_room");
     }
 
     /// Megabytes into one live hasher: past 2047 chunks its stack outgrows
@@ -292,6 +307,9 @@ impl Fuzz {
             let model = self.live.get_mut(&slot).expect("live");
             if model.subtree_max.is_some_and(|max| model.count.saturating_add(u64::from(len)) > max) {
                 return assert_eq!(code, E_STATE);
+            }
+            if u64::from(len) > model.room() {
+                return assert_eq!(code, E_INPUT_LIMIT);
             }
             assert!(code == OK || code == OK_MEMORY_GREW, "hasher_update gave {code}");
             model.official.update(&input);
@@ -328,6 +346,7 @@ impl Fuzz {
         model.official = model.fresh.clone();
         model.count = 0;
         model.subtree_max = None;
+        model.offset = 0;
     }
 
     fn hasher_clone(&mut self) {
@@ -358,7 +377,10 @@ impl Fuzz {
     }
 
     fn hasher_set_input_offset(&mut self) {
-        let (slot, offset) = (self.slot(), self.rng.wide());
+        let slot = self.slot();
+        // Sometimes a subtree at the input's end, where the 2^64 - 1 byte
+        // limit comes before the subtree's own size.
+        let offset = if self.rng.chance(10) { ((1u64 << 54) - (1 << self.rng.below(8))) * CHUNK_LEN } else { self.rng.wide() };
         let (lo, hi) = split(offset);
         let code = hasher_set_input_offset(slot, lo, hi);
         self.note("hasher_set_input_offset", code);
@@ -372,6 +394,7 @@ impl Fuzz {
         assert_eq!(code, OK);
         model.official.set_input_offset(offset);
         model.subtree_max = Some(hazmat::max_subtree_len(offset).unwrap_or(u64::MAX));
+        model.offset = offset;
     }
 
     fn hasher_finalize_non_root(&mut self) {

@@ -42,6 +42,41 @@ pub fn vectors() -> Vec<Case> {
     cases
 }
 
+/// A saved state at BLAKE3's input limit (test/state-edges.json).
+pub struct EdgeState {
+    pub chunk_counter: u64,
+    pub block_len: usize,
+    pub more_len: usize,
+    /// Input the state can take after the more bytes.
+    pub room: u64,
+    pub body: Vec<u8>,
+    /// 131-byte outputs after the more bytes, for mode 0, 1, 2.
+    pub outputs: [Vec<u8>; 3],
+}
+
+/// test/state-edges.json, which crate/vectors writes from the official crate.
+pub fn state_edges() -> Vec<EdgeState> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../test/state-edges.json");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["key"], std::str::from_utf8(KEY).unwrap());
+    assert_eq!(json["context_string"], CONTEXT);
+    let number = |value: &serde_json::Value| value.as_str().unwrap().parse::<u64>().unwrap();
+    json["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| EdgeState {
+            chunk_counter: number(&c["chunk_counter"]),
+            block_len: c["block_len"].as_u64().unwrap() as usize,
+            more_len: c["more_len"].as_u64().unwrap() as usize,
+            room: number(&c["room"]),
+            body: unhex(c["body"].as_str().unwrap()),
+            outputs: ["hash", "keyed_hash", "derive_key"].map(|k| unhex(c[k].as_str().unwrap())),
+        })
+        .collect()
+}
+
 /// The key argument for mode 0, 1, 2.
 pub fn key_for(mode: u32) -> Option<[u8; 32]> {
     match mode {
