@@ -9,6 +9,8 @@ import simdModule from '../wasm/blake3-kit-hash-simd.wasm';
 import { load, loadAtImport } from './compat/entry-core.js';
 
 export {
+  BaseHash,
+  BaseHashReader,
   BrowserHasher,
   BrowserHashReader,
   createDeriveKey,
@@ -16,13 +18,20 @@ export {
   createKeyed,
   defaultHashLength,
   deriveKey,
+  getWasm,
   Hash,
   hash,
+  HashRaw,
+  hashOneShot,
   inputToArray,
   keyedHash,
   load,
+  MAX_SCRATCH_SIZE,
   maxHashBytes,
+  scratch,
+  setWasm,
   using,
+  WasmHasher,
   type BaseHashInput,
   type BrowserEncoding,
   type HashInput,
@@ -31,6 +40,9 @@ export {
   type IHasher,
   type IHasherDigestOptions,
   type IHashReader,
+  type IInternalHash,
+  type IInternalReader,
+  type WasmModule,
 } from './compat/entry-core.js';
 
 loadAtImport((flavour) => (flavour === 'simd' ? simdModule : scalarModule));

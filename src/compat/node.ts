@@ -4,14 +4,16 @@
 
 import { Buffer } from 'node:buffer';
 import { Transform, type TransformCallback } from 'node:stream';
-import { digestArguments, HasherCore, newHasher, type HasherMode, type IHasher, type IHasherDigestOptions } from './hasher.js';
+import { BaseHash, digestArguments, type IHasher, type IHasherDigestOptions } from './hasher.js';
 import { defaultHashLength, type HashInput } from './input.js';
+import { getWasm, HashRaw, rawHash, type WasmModule } from './internals.js';
 import { oneShots } from './one-shots.js';
-import { HashReader } from './reader.js';
+import { BaseHashReader, type IInternalReader } from './reader.js';
 
+export { BaseHash, type IHasher, type IHasherDigestOptions, type IInternalHash } from './hasher.js';
 export { defaultHashLength, inputToArray, type BaseHashInput, type HashInput, type IBaseHashOptions } from './input.js';
-export type { IHasher, IHasherDigestOptions } from './hasher.js';
-export type { IHashReader } from './reader.js';
+export { getWasm, HashRaw, hashOneShot, MAX_SCRATCH_SIZE, scratch, setWasm, WasmHasher, type WasmModule } from './internals.js';
+export { BaseHashReader, type IHashReader, type IInternalReader } from './reader.js';
 export { maxHashBytes, using, type IDisposable } from './using.js';
 
 const allocBuffer = (length: number) => Buffer.alloc(length);
@@ -28,7 +30,7 @@ const asBuffer = (bytes: Uint8Array): Buffer => {
 };
 
 /** The Node reader: toString() and toBuffer() give the first 32 bytes. */
-export class NodeHashReader extends HashReader<Buffer> {
+export class NodeHashReader extends BaseHashReader<Buffer> {
   /** The first 32 output bytes, encoded; moves the position to 32. */
   override toString(encoding: BufferEncoding = 'hex'): string {
     return this.toBuffer().toString(encoding);
@@ -38,6 +40,10 @@ export class NodeHashReader extends HashReader<Buffer> {
   toBuffer(): Buffer {
     this.position = 0n;
     return this.read(defaultHashLength);
+  }
+
+  protected alloc(bytes: number): Buffer {
+    return Buffer.alloc(bytes);
   }
 }
 
@@ -49,16 +55,21 @@ export interface INodeHash extends IHasher<Buffer> {
   digest(encoding: BufferEncoding, options?: IHasherDigestOptions): string;
 }
 
-/** The hash object: a Transform stream (write input, read the digest) with
- * update, digest, reader and dispose. */
-export class NodeHash extends Transform implements INodeHash {
-  readonly #core: HasherCore<Buffer>;
+const newReader = (internal: IInternalReader) => new NodeHashReader(internal);
 
-  /** @internal */
-  constructor(mode: HasherMode) {
-    const hasher = newHasher(mode);
+/** The hash object: a Transform stream (write input, read the digest) with
+ * update, digest, reader and dispose, over a BaseHash as theirs. Not a
+ * BaseHash itself: in 2.x and 3.x, Node's hash object is not one either. */
+export class NodeHash extends Transform implements INodeHash {
+  readonly #core: BaseHash<Buffer, IInternalReader, NodeHashReader>;
+
+  /** As 3.x: `new NodeHash(getWasm(), HashRaw.default())` (what createHash()
+   * does; `wasmModule` is unused). */
+  constructor(wasmModule: WasmModule, hash: HashRaw) {
+    void wasmModule;
+    const core = new BaseHash<Buffer, IInternalReader, NodeHashReader>(rawHash(hash), allocBuffer, newReader);
     super();
-    this.#core = new HasherCore(hasher, allocBuffer);
+    this.#core = core;
   }
 
   /** Adds input; a string is decoded with `encoding` (UTF-8 by default). */
@@ -81,7 +92,7 @@ export class NodeHash extends Transform implements INodeHash {
   }
 
   reader(options?: { dispose?: boolean }): NodeHashReader {
-    return new NodeHashReader(this.#core.xof(options), allocBuffer);
+    return this.#core.reader(options);
   }
 
   dispose(): void {
@@ -115,8 +126,8 @@ export class NodeHash extends Transform implements INodeHash {
 export const { hash, keyedHash, deriveKey } = oneShots(asBuffer);
 
 /** A hasher, as Node's crypto.createHash(). */
-export const createHash = (): NodeHash => new NodeHash(undefined);
+export const createHash = (): NodeHash => new NodeHash(getWasm(), HashRaw.default());
 /** A keyed_hash hasher under a 32-byte key. */
-export const createKeyed = (key: HashInput): NodeHash => new NodeHash({ key });
+export const createKeyed = (key: HashInput): NodeHash => new NodeHash(getWasm(), HashRaw.keyed(key));
 /** A derive_key hasher for a context string. */
-export const createDeriveKey = (context: HashInput): NodeHash => new NodeHash({ context });
+export const createDeriveKey = (context: HashInput): NodeHash => new NodeHash(getWasm(), HashRaw.derive(context));

@@ -1,16 +1,20 @@
 // What blake3's own tests (ts/, blake3/) leave out, for the Node compat
 // entry: every output against blake3-wasm 2.1.5 itself (node_modules), every
-// encoding, the digest overloads, reader seeking, disposal, and the errors
-// where ours are deliberately clearer (docs/migrating.md).
+// encoding, the digest overloads, reader seeking, disposal, the errors
+// where ours are deliberately clearer (docs/migrating.md), and the classes
+// users extend or check with instanceof (2.1.5's BaseHash and
+// BaseHashReader, 3.0.0's WasmHasher and HashRaw) against theirs.
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import * as loaded from 'blake3-kit/compat';
+import { blake3 } from '@noble/hashes/blake3.js';
 import * as reference from 'blake3-wasm';
-import { describe, expect, it } from 'vitest';
+import * as reference3 from 'blake3-wasm-3';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type * as NodeCompat from '../../src/compat-node.js';
 
 // Types from the Node entry: tsc resolves the package's own name through
@@ -289,5 +293,220 @@ describe('the Node platform', () => {
     const code = "const b3 = require('blake3-kit/compat'); console.log(b3.hash('abc').toString('hex'), typeof b3.createHash().pipe)";
     const out = execFileSync(process.execPath, ['-e', code], { cwd: root, encoding: 'utf8' }).trim();
     expect(out).toBe(`${refHash('abc').toString('hex')} function`);
+  });
+});
+
+/** An IInternalHash (2.x's shape) over @noble/hashes, logging every call:
+ * the same object under their BaseHash and ours must see the same calls. */
+function loggedHash(log: string[]) {
+  const chunks: Uint8Array[] = [];
+  const input = () => Buffer.concat(chunks);
+  return {
+    update(bytes: Uint8Array) {
+      log.push(`update ${Buffer.from(bytes).toString('hex')}`);
+      chunks.push(Uint8Array.from(bytes));
+    },
+    digest(into: Uint8Array) {
+      log.push(`digest ${into.length}`);
+      into.set(blake3(input(), { dkLen: into.length }));
+    },
+    reader() {
+      log.push('reader');
+      const snapshot = input();
+      let position = 0;
+      return {
+        fill(target: Uint8Array) {
+          log.push(`fill ${target.length}`);
+          target.set(blake3(snapshot, { dkLen: position + target.length }).subarray(position));
+          position += target.length;
+        },
+        set_position(to: bigint) {
+          log.push(`set_position ${to}`);
+          position = Number(to);
+        },
+        free() {
+          log.push('free reader');
+        },
+      };
+    },
+    free() {
+      log.push('free');
+    },
+  };
+}
+
+type Bases = Pick<typeof b3, 'BaseHash' | 'BaseHashReader'>;
+
+/** Subclasses of `bases` over loggedHash, driven through one script: what
+ * each call returned and what the implementation saw. */
+function subclassRun({ BaseHash, BaseHashReader }: Bases) {
+  const log: string[] = [];
+  class Reader extends BaseHashReader<Uint8Array> {
+    protected alloc(bytes: number): Uint8Array {
+      log.push(`alloc reader ${bytes}`);
+      return new Uint8Array(bytes);
+    }
+  }
+  type Internal = ReturnType<ReturnType<typeof loggedHash>['reader']>;
+  class Mine extends BaseHash<Uint8Array, Internal, Reader> {
+    constructor() {
+      super(
+        loggedHash(log),
+        (length) => (log.push(`alloc ${length}`), new Uint8Array(length)),
+        (internal) => new Reader(internal),
+      );
+    }
+  }
+  const hasher = new Mine();
+  hasher
+    .update(new Uint8Array([1, 2, 3]))
+    .update([4, 5])
+    .update(new Uint16Array([6, 300]));
+  const digest = hasher.digest({ length: 40, dispose: false });
+  const reader = hasher.reader({ dispose: false });
+  reader.position = 5n;
+  const read = reader.read(10);
+  const into = new Uint8Array(7);
+  reader.readInto(into);
+  const position = reader.position;
+  reader.dispose();
+  const last = hasher.digest({ dispose: true });
+  const threw = ['update', 'digest', 'reader'].map((method) => {
+    try {
+      (hasher as unknown as Record<string, () => unknown>)[method]!.call(hasher);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  return { log, digest, read, into, position, last, threw, isBase: hasher instanceof BaseHash, isBaseReader: reader instanceof BaseHashReader };
+}
+
+describe("blake3-wasm's classes: BaseHash, BaseHashReader (2.x), WasmHasher, HashRaw (3.x)", () => {
+  beforeAll(() => reference3.load());
+
+  it('instanceof answers as 2.1.5 and 3.0.0 do: the hash object is a Transform, not a BaseHash; its reader is a BaseHashReader', () => {
+    const relations = (api: Record<string, unknown>) => {
+      const create = api.createHash as () => { reader(): unknown };
+      const hasher = create();
+      const reader = hasher.reader();
+      const is = (value: unknown, name: string) => (typeof api[name] === 'function' ? value instanceof (api[name] as new () => unknown) : null);
+      return {
+        hasherIsBaseHash: is(hasher, 'BaseHash'),
+        hasherIsWasmHasher: is(hasher, 'WasmHasher'),
+        hasherIsNodeHash: is(hasher, 'NodeHash'),
+        hasherIsTransform: hasher instanceof Transform,
+        readerIsBaseHashReader: is(reader, 'BaseHashReader'),
+        readerIsNodeHashReader: is(reader, 'NodeHashReader'),
+      };
+    };
+    const ours = relations(b3);
+    // Each version's answers, for the classes it has (null: it has no such class).
+    for (const [version, theirs] of [
+      ['2.1.5', relations(reference)],
+      ['3.0.0', relations(reference3)],
+    ] as const) {
+      const shared = Object.fromEntries(Object.entries(theirs).filter(([, value]) => value !== null));
+      expect({ version, ...Object.fromEntries(Object.keys(shared).map((key) => [key, ours[key as keyof typeof ours]])) }).toEqual({
+        version,
+        ...shared,
+      });
+    }
+    expect(ours).toEqual({
+      hasherIsBaseHash: false,
+      hasherIsWasmHasher: false,
+      hasherIsNodeHash: true,
+      hasherIsTransform: true,
+      readerIsBaseHashReader: true,
+      readerIsNodeHashReader: true,
+    });
+  });
+
+  it("a subclass of BaseHash and BaseHashReader over its own implementation gets the calls and results 2.1.5's gives it", () => {
+    const ours = subclassRun(b3);
+    const theirs = subclassRun(reference as unknown as Bases);
+    expect(ours).toEqual(theirs);
+    expect(ours.isBase && ours.isBaseReader).toBe(true);
+    expect(ours.threw).toEqual([true, true, true]);
+    // The outputs are BLAKE3's (the implementation's), read where the position says.
+    const input = new Uint8Array([1, 2, 3, 4, 5, 6, 44]);
+    expect(ours.digest).toEqual(blake3(input, { dkLen: 40 }));
+    expect(ours.read).toEqual(blake3(input, { dkLen: 15 }).subarray(5));
+    expect(ours.into).toEqual(blake3(input, { dkLen: 22 }).subarray(15));
+    expect(ours.position).toBe(22n);
+  });
+
+  it("a BaseHash gives strings to its implementation as UTF-8 bytes (3.x's inputToArray), and frees it on digest() only with { dispose: true }", () => {
+    const log: string[] = [];
+    class Bytes extends b3.BaseHashReader<Uint8Array> {
+      protected alloc(bytes: number): Uint8Array {
+        return new Uint8Array(bytes);
+      }
+    }
+    const hasher = new b3.BaseHash(
+      loggedHash(log),
+      (length): Uint8Array => new Uint8Array(length),
+      (internal) => new Bytes(internal),
+    );
+    hasher.update('h\u00e9');
+    hasher.digest();
+    expect(log).toEqual(['update 68c3a9', 'digest 32']);
+    // 2.x freed it here unless { dispose: false }; 3.x and ours keep it (docs/migrating.md).
+    hasher.update('!');
+    expect(log).toContain('update 21');
+    expect(log).not.toContain('free');
+  });
+
+  it("a WasmHasher subclass over a HashRaw, and NodeHash built as 3.0.0 builds it, give 3.0.0's outputs", () => {
+    const input = randomBytes(5000);
+    const run = (api: typeof b3 | typeof reference3, raw: (api: typeof b3) => unknown) => {
+      class Plain extends (api.WasmHasher as typeof b3.WasmHasher)<Uint8Array> {
+        protected alloc(n: number): Uint8Array {
+          return new Uint8Array(n);
+        }
+      }
+      const hasher = new Plain(api.getWasm() as ReturnType<typeof b3.getWasm>, raw(api as typeof b3) as InstanceType<typeof b3.HashRaw>);
+      hasher.update(input);
+      const reader = hasher.reader();
+      reader.position = 1000n;
+      const node = new (api.NodeHash as unknown as typeof b3.NodeHash)(
+        api.getWasm() as ReturnType<typeof b3.getWasm>,
+        raw(api as typeof b3) as InstanceType<typeof b3.HashRaw>,
+      );
+      return {
+        digest: Buffer.from(hasher.digest({ length: 100 })),
+        read: Buffer.from(reader.read(64)),
+        node: node.update(input).digest('hex'),
+        isWasmHasher: hasher instanceof api.WasmHasher,
+      };
+    };
+    for (const raw of [
+      (api: typeof b3) => api.HashRaw.default(),
+      (api: typeof b3) => api.HashRaw.keyed(KEY),
+      (api: typeof b3) => api.HashRaw.derive(Buffer.from(CONTEXT)),
+    ]) {
+      expect(run(b3, raw)).toEqual(run(reference3, raw));
+    }
+  });
+
+  it("hashOneShot and MAX_SCRATCH_SIZE as 3.0.0's; their wasm-memory internals throw an error saying so", () => {
+    for (const length of [0, 1, 64, 1025, 70_000]) {
+      const input = randomBytes(length);
+      expect(Buffer.from(b3.hashOneShot(input, 77))).toEqual(Buffer.from(reference3.hashOneShot(input, 77)));
+    }
+    expect(b3.MAX_SCRATCH_SIZE).toBe(reference3.MAX_SCRATCH_SIZE);
+    const raw = b3.HashRaw.default();
+    const clone = raw.clone();
+    expect(() => raw.update(0, 1)).toThrow(/emscripten memory/);
+    expect(() => raw.read(0n, 0, 1)).toThrow(/emscripten memory/);
+    expect(() => b3.getWasm().HEAPU8).toThrow(/emscripten memory/);
+    expect(() => b3.getWasm()._malloc(1)).toThrow(/emscripten memory/);
+    expect(() => b3.scratch.grow(1)).toThrow(/emscripten memory/);
+    expect(() => b3.setWasm(reference3.getWasm() as never)).toThrow(TypeError);
+    expect(() => new b3.HashRaw(5 as never)).toThrow(TypeError);
+    expect(() => new b3.NodeHash(b3.getWasm(), {} as never)).toThrow(/needs a HashRaw/);
+    expect(() => b3.HashRaw.keyed(Buffer.alloc(31))).toThrow(RangeError);
+    raw.dispose();
+    clone.dispose();
   });
 });
