@@ -52,4 +52,10 @@ export function load(): Promise<typeof api> {
   );
 }
 
-export default load;
+/** The default export: load(), carrying every named export too. Node's
+ * default import of theirs (CommonJS) is the whole module, so
+ * `import blake3 from 'blake3-wasm'; blake3.hash(x)` works, and so does it
+ * here; `import load from …; await load()` works too. */
+const loadWithApi: typeof load & typeof api & { load: typeof load } = Object.assign(() => load(), api, { load });
+
+export default loadWithApi;
