@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 // @ts-expect-error: a plain .mjs module without types
 import { packMain } from '../../scripts/pack.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +46,51 @@ function typeCheck(dir: string, file: string, options: Record<string, unknown>):
   return { status: run.status, output: run.stdout + run.stderr };
 }
 
+/** The names `spec`'s declarations export, as TypeScript resolves it from
+ * the repository (bundler resolution, Node's types): values (functions,
+ * classes, constants) apart from types only (interfaces, aliases). */
+function declaredNames(spec: string): { values: string[]; types: string[] } {
+  // Inside the repository, whose node_modules has both versions.
+  const dir = join(root, 'node_modules', '.cache', 'blake3-kit-types-test');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `declared-${process.pid}.ts`);
+  writeFileSync(file, `import * as m from ${JSON.stringify(spec)};\nvoid m;\n`);
+  try {
+    const options = {
+      noEmit: true,
+      skipLibCheck: true,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      types: ['node'],
+    };
+    const program = ts.createProgram([file], options);
+    const checker = program.getTypeChecker();
+    const [statement] = program.getSourceFile(file)!.statements;
+    const module = checker.getSymbolAtLocation((statement as ts.ImportDeclaration).moduleSpecifier);
+    if (module === undefined) throw new Error(`TypeScript does not resolve ${spec}`);
+    const names = { values: [] as string[], types: [] as string[] };
+    for (const symbol of checker.getExportsOfModule(module)) {
+      const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+      (target.flags & ts.SymbolFlags.Value ? names.values : names.types).push(symbol.name);
+    }
+    return names;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** A file that imports every name of `lists` from blake3-kit/compat: the
+ * values as values (a type-only export of ours fails it), the rest as types. */
+function importsOf(lists: { values: string[]; types: string[] }[]): string {
+  const values = [...new Set(lists.flatMap((list) => list.values))].sort();
+  const types = [...new Set(lists.flatMap((list) => list.types))].sort();
+  const local = (name: string) => (name === 'default' ? 'theirDefault' : name);
+  return `import { ${values.map((name) => (name === 'default' ? 'default as theirDefault' : name)).join(', ')} } from 'blake3-kit/compat';
+import type { ${types.join(', ')} } from 'blake3-kit/compat';
+void [${values.map(local).join(', ')}];
+`;
+}
+
 const browserApp = `import { init, createHasher, Hasher, toHex, hashParallel, hashBlob, hashStream, configureParallel, parallelStatus, terminateWorkers, type Blake3, type InitOptions } from 'blake3-kit';
 const options: InitOptions = { flavour: 'scalar' };
 const b3: Blake3 = await init(options);
@@ -68,6 +114,7 @@ void [content, many, cid(encoded.hash), baoEncodeParallel(new Uint8Array(8))];
 // blake3-kit/compat: blake3-wasm's API, as their users call it. Node: Buffers
 // and no load() needed; browsers: their Hash (a Uint8Array) after load().
 const compatNodeApp = `import { hash, keyedHash, deriveKey, createHash, createKeyed, createDeriveKey, load } from 'blake3-kit/compat';
+import { BaseHash, BaseHashReader, NodeHashReader, type IInternalHash, type IInternalReader } from 'blake3-kit/compat';
 const name: string = hash(Buffer.from('abc').toString('base64') + '.js').toString('hex').slice(0, 32);
 const long: Buffer = hash('abc', { length: 64 });
 const mac: Buffer = keyedHash(Buffer.alloc(32), 'abc');
@@ -77,14 +124,29 @@ const reader = createKeyed(Buffer.alloc(32)).update('x').reader();
 const position: bigint = reader.position;
 const out: Buffer = reader.read(10);
 void [name, long, mac, key, hex, position, out, createDeriveKey('c').digest({ length: 8 }), load()];
+// 2.x's base classes, as their users subclass and check them.
+class Readers extends BaseHashReader<Uint8Array> {
+  protected alloc(bytes: number): Uint8Array {
+    return new Uint8Array(bytes);
+  }
+}
+const own = (implementation: IInternalHash<IInternalReader>) => new BaseHash(implementation, (n): Uint8Array => new Uint8Array(n), (r: IInternalReader) => new Readers(r));
+const based: BaseHashReader<Buffer> = reader;
+void [own, based, reader instanceof NodeHashReader];
 `;
 const compatBrowserApp = `import { load, hash, createHash, Hash } from 'blake3-kit/compat';
+import { BaseHash, BaseHashReader, BrowserHashReader, WasmHasher, type IInternalReader } from 'blake3-kit/compat';
 await load();
 const digest: Hash = hash('abc');
 const bytes: Uint8Array = digest;
 const hex: string = digest.toString('hex');
 const b64: string = createHash().update(new Uint8Array(3)).digest('base64');
 void [bytes, hex, b64, digest.equals(hash('abd'))];
+// 2.x's base classes and 3.x's WasmHasher, which the browser hasher extends.
+const hasher: BaseHash<Hash, IInternalReader, BrowserHashReader> = createHash();
+const wasmHasher: WasmHasher<Hash> = createHash();
+const reader: BaseHashReader<Hash> = hasher.reader();
+void [wasmHasher, reader];
 `;
 
 /** Content addressing is not in the hashing entry's types. */
@@ -202,6 +264,37 @@ describe.skipIf(flavour !== 'simd')('types from the packed tarball', () => {
     const required = typeCheck(dir, 'app.cts', { ...nodeLib, module: 'nodenext', moduleResolution: 'nodenext' });
     expect(required.output).toBe('');
     expect(required.status).toBe(0);
+  });
+
+  it("the compat entry declares every name blake3-wasm 2.1.5's and 3.0.0's declarations export, values as values", () => {
+    // Node: their main entries' types. Browsers: 2.1.5's blake3-wasm/browser
+    // and browser-async, and 3.0.0's "browser" field's (esm/browser).
+    const node = [declaredNames('blake3-wasm'), declaredNames('blake3-wasm-3')];
+    const browser = [
+      declaredNames('blake3-wasm/browser'),
+      declaredNames('blake3-wasm/browser-async'),
+      declaredNames('blake3-wasm-3/esm/browser/index.js'),
+    ];
+    // Sanity: the lists are their entries', with the names that went missing.
+    expect(node[0]!.values).toContain('BaseHash');
+    expect(node[0]!.types).toContain('IInternalHash');
+    expect(node[1]!.values).toContain('WasmHasher');
+    expect(browser[0]!.values).toContain('BaseHashReader');
+    expect(browser[1]!.values).toEqual(['default']);
+
+    const nodeDir = consumer('compat-names-node', { 'package.json': '{ "type": "module" }', 'names.ts': importsOf(node) }, true);
+    for (const options of [
+      { ...nodeLib, module: 'node16', moduleResolution: 'node16' },
+      { ...nodeLib, module: 'preserve', moduleResolution: 'bundler', customConditions: ['node'] },
+    ]) {
+      const run = typeCheck(nodeDir, 'names.ts', options);
+      expect(run.output).toBe('');
+      expect(run.status).toBe(0);
+    }
+    const browserDir = consumer('compat-names-browser', { 'names.ts': importsOf(browser) }, false);
+    const run = typeCheck(browserDir, 'names.ts', browserLib);
+    expect(run.output).toBe('');
+    expect(run.status).toBe(0);
   });
 
   it('passes publint', () => {
