@@ -29,6 +29,16 @@ export interface NativeHasherHandle {
   /** The state as a saved state's BODY (src/state.ts); RangeError with no
    * room left. */
   exportState(): Uint8Array;
+  /** Makes this handle a new hasher in `mode` (a disposed one, kept). */
+  renew(mode: number, key: Uint8Array | undefined): void;
+  /** Makes `target` (a disposed handle) an independent copy of this one. */
+  cloneInto(target: NativeHasherHandle): void;
+  /** Writes mode, key and state over the start of `out` (PARKED_MAX
+   * bytes), for the engine's own memory alone (they hold the key); returns
+   * their length. */
+  park(out: Uint8Array): number;
+  /** Makes this handle the hasher park() gave these bytes of. */
+  unparkInto(parked: Uint8Array): void;
 }
 
 export interface NativeAddon {
@@ -88,6 +98,8 @@ export interface NativeAddon {
     new (mode: number, key?: Uint8Array | null): NativeHasherHandle;
     /** A hasher from a BODY; an invalid one is a RangeError saying why. */
     importState(mode: number, key: Uint8Array | null | undefined, body: Uint8Array): NativeHasherHandle;
+    /** The hasher park() gave these bytes of. */
+    unpark(parked: Uint8Array): NativeHasherHandle;
   };
 }
 

@@ -1,6 +1,7 @@
 // The native backend's hasher state: a handle on the addon's resumable
-// hasher (the official crate underneath), and what only the addon can do
-// with it: hash off the JS thread, from memory or from a file descriptor.
+// hasher (the official crate underneath), or past MAX_STATES one parked in
+// JS memory (states.ts), and what only the addon can do with it: hash off
+// the JS thread, from memory or from a file descriptor.
 
 import type { HasherEngine, TreeOps } from '../engine.js';
 import { BATCH } from '../hasher.js';
@@ -8,53 +9,22 @@ import { checkSignal, copyInto, type Input } from '../input.js';
 import { NATIVE_STEP, abortable, absorb } from './absorb.js';
 import { addon, type NativeHasherHandle } from './addon.js';
 import { inputBytes, nativeContextKeys, nativeHashInto, offHeapKey, outputTarget } from './hash.js';
+import {
+  cloneState,
+  createState,
+  freeState,
+  importedState,
+  type NativeState,
+  onParked,
+  onParkedAsync,
+  Parked,
+  trackState,
+  untrackState,
+} from './states.js';
 
 const encoder = new TextEncoder();
 
-/** A handle that `renew()` makes a new hasher of any mode, and `cloneInto()`
- * a copy of another (an addon built before them has neither: then every
- * hasher and reader is a new handle, as before). */
-type Renewable = NativeHasherHandle & {
-  renew?(mode: number, key: Uint8Array | undefined): void;
-  cloneInto?(target: NativeHasherHandle): void;
-};
-
-/**
- * Disposed handles, kept to be renewed by the next create(). Each new handle
- * is a wrapper object whose finalizer Node runs only once the event loop
- * turns: 10^6 rounds of create, update(20 KB), digest and dispose in one
- * synchronous loop left ~360 bytes a round behind them, 386 MiB RSS at the
- * peak (47 MiB at the start; wasm 67 MiB). Renewing one costs less than
- * making one, and a few cover any loop that disposes what it creates.
- */
-const spareHandles: Renewable[] = [];
-const MAX_SPARE_HANDLES = 16;
-
-function newHandle(mode: number, key: Uint8Array | undefined): NativeHasherHandle {
-  const spare = spareHandles.pop();
-  if (spare === undefined) return new addon!.NativeHasher(mode, offHeapKey(key));
-  try {
-    spare.renew!(mode, offHeapKey(key));
-  } catch (error) {
-    spareHandles.push(spare);
-    throw error;
-  }
-  return spare;
-}
-
-function cloneHandle(state: Renewable): NativeHasherHandle {
-  const spare = spareHandles.pop();
-  if (spare === undefined) return state.clone();
-  try {
-    state.cloneInto!(spare);
-  } catch (error) {
-    spareHandles.push(spare);
-    throw error;
-  }
-  return spare;
-}
-
-export const nativeEngine: HasherEngine<NativeHasherHandle> = {
+export const nativeEngine: HasherEngine<NativeState> = {
   // A napi call costs ~350 ns before any hashing: updates under a whole
   // batch gather in JS, and a hasher whose input fits one batch is a single
   // one-shot call (create + one update + digest + dispose at 4 KiB: wasm
@@ -63,34 +33,42 @@ export const nativeEngine: HasherEngine<NativeHasherHandle> = {
   smallUpdate: BATCH,
   hashInto: nativeHashInto,
   contextKey: nativeContextKeys,
-  create: newHandle,
-  update: (state, bytes) => state.update(bytes),
-  updateString: (state, text) => state.update(encoder.encode(text)),
-  room: (state) => state.room(),
+  create: createState,
+  update(state, bytes) {
+    if (state instanceof Parked) onParked(state, true, (handle) => handle.update(bytes));
+    else state.update(bytes);
+  },
+  updateString(state, text) {
+    nativeEngine.update(state, encoder.encode(text));
+  },
+  room: (state) => (state instanceof Parked ? onParked(state, false, (handle) => handle.room()) : state.room()),
   fill(state, out, positionLo, positionHi) {
     const into = outputTarget(out);
-    state.fill(into, positionLo, positionHi);
+    if (state instanceof Parked) onParked(state, false, (handle) => handle.fill(into, positionLo, positionHi));
+    else state.fill(into, positionLo, positionHi);
     if (into !== out) copyInto(out, into);
   },
-  reset: (state) => state.reset(),
-  clone: cloneHandle,
-  // Frees now, or keeps the handle to renew: V8 schedules the wrapper's
-  // collection by JS heap size alone, which never counts this memory (10^6
-  // disposed hashers reached 2.2 GB when their state waited for it).
-  free(state) {
-    const handle = state as Renewable;
-    if (handle.cloneInto !== undefined && spareHandles.length < MAX_SPARE_HANDLES) spareHandles.push(handle);
-    else handle.free();
+  reset(state) {
+    if (state instanceof Parked) onParked(state, true, (handle) => handle.reset());
+    else state.reset();
   },
-  // A forgotten handle is freed with its JS object by napi's finalizer.
-  track() {},
-  untrack() {},
-  updateAsync: updateOffThread,
-  updateFromFd,
-  exportState: (state) => state.exportState(),
-  // A new handle, not a renewed spare: a body that fails to load must leave
-  // nothing behind, and a spare would have to be put back.
-  importState: (mode, key, body) => addon!.NativeHasher.importState(mode, offHeapKey(key), body),
+  clone: cloneState,
+  // Frees now, or keeps the handle to renew: V8 schedules the wrapper's
+  // collection by JS heap size alone (10^6 disposed hashers reached 2.2 GB
+  // when their state waited for it).
+  free: freeState,
+  track: trackState,
+  untrack: untrackState,
+  updateAsync(state, input, signal, onProgress, restore) {
+    if (state instanceof Parked) return onParkedAsync(state, (handle) => updateOffThread(handle, input, signal, onProgress, undefined));
+    return updateOffThread(state, input, signal, onProgress, restore);
+  },
+  updateFromFd(state, fd, offset, length, mmap, signal) {
+    if (state instanceof Parked) return onParkedAsync(state, (handle) => updateFromFd(handle, fd, offset, length, mmap, signal));
+    return updateFromFd(state, fd, offset, length, mmap, signal);
+  },
+  exportState: (state) => (state instanceof Parked ? onParked(state, false, (handle) => handle.exportState()) : state.exportState()),
+  importState: importedState,
 };
 
 /**
@@ -106,19 +84,21 @@ async function updateOffThread(
   input: Input,
   signal: AbortSignal | undefined,
   onProgress: ((done: number) => void) | undefined,
-  restore: (before: NativeHasherHandle) => void,
+  restore: ((before: NativeState) => void) | undefined,
 ): Promise<void> {
   checkSignal(signal, 'signal');
   const bytes = inputBytes(input, 'input');
-  // One piece is all-or-nothing in the addon; several need a snapshot.
-  const before = bytes.length > NATIVE_STEP ? state.clone() : undefined;
+  // One piece is all-or-nothing in the addon; several need a snapshot
+  // (unless the caller keeps one: a parked state is parked back only after
+  // a success).
+  const before = restore !== undefined && bytes.length > NATIVE_STEP ? cloneState(state) : undefined;
   try {
     await absorb(state, bytes, signal, onProgress);
   } catch (error) {
-    if (before !== undefined) restore(before);
+    if (before !== undefined) restore!(before);
     throw error;
   }
-  before?.free();
+  if (before !== undefined) freeState(before);
 }
 
 async function updateFromFd(

@@ -7,7 +7,7 @@ import type { HasherEngine, ManyOps, TreeOps } from '../engine.js';
 import type { HashOptions, Input, LengthOption } from '../input.js';
 import { nativeEngine, nativeTreeOps } from '../native/engine.js';
 import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from '../native/hash.js';
-import type { NativeHasherHandle } from '../native/addon.js';
+import type { NativeState } from '../native/states.js';
 import { nativeManyOps } from '../native/many.js';
 import { wasmManyOps } from '../wasm/many.js';
 import { wasmTreeOps } from '../wasm/tree-ops.js';
@@ -69,7 +69,7 @@ export const routedOneShots = { hash: routedHash, keyedHash: routedKeyedHash, de
 
 /** Native hasher state, with the one-shot of a hasher whose input never
  * outgrew its batch routed by size like `hash()`. */
-export const routedEngine: HasherEngine<NativeHasherHandle> = {
+export const routedEngine: HasherEngine<NativeState> = {
   ...nativeEngine,
   hashInto: (mode, key, bytes, out) => (goesNative(bytes.length) ? nativeHashInto(mode, key, bytes, out) : hashModeInto(mode, key, bytes, out)),
 };

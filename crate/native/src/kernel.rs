@@ -107,6 +107,11 @@ impl Params {
         Ok(Params { mode, key: key.copied(), words, flags })
     }
 
+    /// The mode (see `mode_key`) and its key, as `new` took them.
+    pub fn mode_and_key(&self) -> (u32, Option<&[u8; KEY_LEN]>) {
+        (self.mode, self.key.as_ref())
+    }
+
     /// A fresh Hasher in this mode.
     pub fn hasher(&self) -> Hasher {
         // Checked in `new`: the fallback is never taken.

@@ -37,6 +37,11 @@ impl Resumable {
         if self.room() == 0 {
             return Err(InvalidArg::range("state", NO_ROOM));
         }
+        Ok(self.body())
+    }
+
+    /// The BODY, of any hasher (one with no room left included).
+    fn body(&self) -> Vec<u8> {
         let this = self.flushed();
         let stack = &this.stack[..this.stack_len as usize];
         let chunk = this.chunk_view();
@@ -49,13 +54,18 @@ impl Resumable {
         for cv in stack {
             body.extend_from_slice(cv);
         }
-        Ok(body)
+        body
     }
 
     /// A hasher in `mode` with `key` (as `Resumable::new`) from a BODY.
     /// Anything but a state this hasher could have reached is an error
     /// (argument "state"), saying what is wrong.
     pub fn import_state(mode: u32, key: Option<&[u8]>, body: &[u8]) -> Result<Resumable, InvalidArg> {
+        Self::from_body(mode, key, body, false)
+    }
+
+    /// `import_state`, where `full` also takes a body with no room left.
+    fn from_body(mode: u32, key: Option<&[u8]>, body: &[u8], full: bool) -> Result<Resumable, InvalidArg> {
         let params = Params::new(mode, key)?;
         let invalid = |why: String| InvalidArg::range("state", why);
         let Some((head, stack)) = body.split_first_chunk::<BODY_HEAD>() else {
@@ -98,7 +108,7 @@ impl Resumable {
         }
         // Below 2^54 chunks, plus up to a whole chunk: 2^64 at most.
         let taken = u128::from(chunk_counter) * CHUNK_LEN as u128 + (blocks_compressed as usize * BLOCK_LEN + block_len as usize) as u128;
-        if taken >= u128::from(u64::MAX) {
+        if taken > u128::from(u64::MAX) || (taken == u128::from(u64::MAX) && !full) {
             return Err(invalid(format!("it holds {taken} bytes: {NO_ROOM}")));
         }
         let mut hasher = Resumable::empty(params);
@@ -112,5 +122,33 @@ impl Resumable {
         }
         hasher.stack_len = stack_len;
         Ok(hasher)
+    }
+}
+
+/// A parked state's head: the mode, then its key (zeros in hash mode).
+const PARK_HEAD: usize = 1 + 32;
+
+impl Resumable {
+    /// This hasher as its mode, key and BODY: how the JS engine keeps
+    /// states in its own memory past a number of native ones (see
+    /// src/native/engine.ts). They hold the key, so they never leave the
+    /// engine. Unlike a saved state, it may have no room left.
+    pub fn park(&self) -> Vec<u8> {
+        let (mode, key) = self.params.mode_and_key();
+        let mut bytes = Vec::with_capacity(PARK_HEAD + BODY_HEAD);
+        bytes.push(mode as u8);
+        bytes.extend_from_slice(key.unwrap_or(&[0; 32]));
+        bytes.extend_from_slice(&self.body());
+        bytes
+    }
+
+    /// The hasher `park` made these bytes of; any other bytes are an error
+    /// (argument "state").
+    pub fn unpark(bytes: &[u8]) -> Result<Resumable, InvalidArg> {
+        let Some((head, body)) = bytes.split_first_chunk::<PARK_HEAD>() else {
+            return Err(InvalidArg::range("state", "not a parked state"));
+        };
+        let (mode, key) = (u32::from(head[0]), &head[1..]);
+        Self::from_body(mode, (mode != 0).then_some(key), body, true)
     }
 }
