@@ -6,7 +6,7 @@
 
 import { activeEngine } from './engine.js';
 import { treeOps } from './tree-ops.js';
-import { checkOptions, outputLength, toBytes, toPosition, type HashOptions, type Input, type KeyOption } from './input.js';
+import { checkOptions, lengthOf, outputLength, toBytes, toPosition, type HashOptions, type Input, type KeyOption } from './input.js';
 import { modeOf } from './modes.js';
 import { CHUNK_LEN, CV_LEN, leftSubtreeLengthBig } from './tree/geometry.js';
 
@@ -47,15 +47,19 @@ export function leftSubtreeLength(length: number | bigint): number | bigint {
  */
 export function subtreeChainingValue(input: Input, options?: SubtreeOptions): Uint8Array {
   const engine = activeEngine();
+  // Every option read before the key is checked: a getter run later could
+  // shrink or detach the key's buffer, and the key would be read short.
+  const offsetOption = options?.offset;
   const { mode, key } = modeOf(options, 'options', engine.contextKey);
-  const offset = chunkAligned(toPosition(options?.offset ?? 0, 'options.offset'), 'options.offset');
+  const offset = chunkAligned(toPosition(offsetOption ?? 0, 'options.offset'), 'options.offset');
   const bytes = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
-  if (bytes.length === 0) throw new RangeError('blake3-kit: input of a subtree must hold at least one byte');
+  const length = lengthOf(bytes);
+  if (length === 0) throw new RangeError('blake3-kit: input of a subtree must hold at least one byte');
   const max = maxSubtreeLength(offset);
-  if (max !== undefined && BigInt(bytes.length) > max) {
-    throw new RangeError(`blake3-kit: the subtree at offset ${offset} holds at most ${max} bytes; input has ${bytes.length}`);
+  if (max !== undefined && BigInt(length) > max) {
+    throw new RangeError(`blake3-kit: the subtree at offset ${offset} holds at most ${max} bytes; input has ${length}`);
   }
-  toPosition(offset + BigInt(bytes.length), 'options.offset + input length');
+  toPosition(offset + BigInt(length), 'options.offset + input length');
   return treeOps().chainingValueAt(mode, key, Number(BigInt.asUintN(32, offset)), Number(offset >> 32n), bytes);
 }
 
@@ -70,9 +74,12 @@ export function mergeSubtrees(left: Uint8Array, right: Uint8Array, options?: Key
  * (32 bytes, or `options.length`): the same as `hash()` of the whole. */
 export function mergeSubtreesRoot(left: Uint8Array, right: Uint8Array, options?: HashOptions): Uint8Array {
   const engine = activeEngine();
-  const { mode, key } = modeOf(options, 'options', engine.contextKey);
   checkOptions(options, 'options');
+  // options.length read before the key is checked: its getter could shrink
+  // or detach the key's buffer (wasm then read 16 bytes of key and 16 left
+  // in its key area by an earlier call).
   const length = outputLength(options?.length, 'options.length');
+  const { mode, key } = modeOf(options, 'options', engine.contextKey);
   return treeOps().mergeSubtrees(mode, key, chainingValue(left, 'left'), chainingValue(right, 'right'), true, length);
 }
 
@@ -81,8 +88,13 @@ function chunkAligned(offset: bigint, name: string): bigint {
   return offset;
 }
 
+/** `value` as a 32-byte chaining value, its length read through lengthOf: a
+ * Uint8Array's own `length` can lie (a 16-byte one that said 32 was staged
+ * with 16 bytes of the previous call's). Checked after every option is
+ * read, and no caller code runs between the check and the merge. */
 function chainingValue(value: unknown, name: string): Uint8Array {
   const bytes = toBytes(value, name);
-  if (bytes.length !== CV_LEN) throw new RangeError(`blake3-kit: ${name} must be a ${CV_LEN}-byte chaining value; got ${bytes.length} bytes`);
+  const length = lengthOf(bytes);
+  if (length !== CV_LEN) throw new RangeError(`blake3-kit: ${name} must be a ${CV_LEN}-byte chaining value; got ${length} bytes`);
   return bytes;
 }

@@ -4,6 +4,7 @@
 // holding those bytes, which is fetched and verified whole; the first and
 // last chunks are then cut to the bytes asked for.
 
+import { lengthOf, rangeOf, toBytes } from '../input.js';
 import { CHUNK_LEN } from '../tree/geometry.js';
 import type { VerifiedPiece } from './range-walk.js';
 
@@ -37,18 +38,46 @@ export function httpRangeChunks(range: HttpByteRange): [number, number] {
  */
 export function httpRangeBytes(pieces: readonly VerifiedPiece[], range: HttpByteRange): Uint8Array {
   const { from, last } = checkHttpRange(range);
-  const covered = pieces.length === 0 ? 0 : pieces.at(-1)!.offset + pieces.at(-1)!.bytes.length;
-  const to = last === undefined ? covered : Math.min(last + 1, covered);
-  const out = new Uint8Array(Math.max(0, to - from));
-  let at = from;
-  for (const { offset, bytes } of pieces) {
-    const end = Math.min(offset + bytes.length, to);
-    if (end <= at) continue;
-    if (offset > at) break;
-    out.set(bytes.subarray(at - offset, end - offset), at - from);
+  if (!Array.isArray(pieces)) throw new TypeError('blake3-kit: pieces must be an array of { offset, bytes }');
+  const limit = last === undefined ? Number.POSITIVE_INFINITY : last + 1;
+  // The array's length, each piece and each piece's fields read once; the
+  // part of a piece's bytes in the range is checked and copied before the
+  // next piece is read, whose getters could shrink, detach or rewrite an
+  // earlier piece's buffer (a view kept until the end then read zeros).
+  const count = pieces.length;
+  const parts: Uint8Array[] = [];
+  let at = from; // the first byte of the range not held yet
+  let gap = false;
+  let covered = 0; // where the last piece ends
+  for (let i = 0; i < count; i++) {
+    const piece: unknown = pieces[i];
+    if (typeof piece !== 'object' || piece === null) throw new TypeError(`blake3-kit: pieces[${i}] must be an object { offset, bytes }`);
+    const { offset, bytes: given } = piece as VerifiedPiece;
+    if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
+      throw new RangeError(`blake3-kit: pieces[${i}].offset must be a non-negative safe integer; got ${String(offset)}`);
+    }
+    const bytes = toBytes(given, `pieces[${i}].bytes`);
+    covered = offset + lengthOf(bytes);
+    const end = Math.min(covered, limit);
+    if (gap || end <= at) continue;
+    // Pieces after a gap are read (and checked) but not used.
+    if (offset > at) {
+      gap = true;
+      continue;
+    }
+    parts.push(rangeOf(bytes, at - offset, end - offset).slice());
     at = end;
   }
+  const to = Math.min(limit, covered);
   if (at < to) throw new RangeError(`blake3-kit: the pieces do not hold byte ${at} of the range`);
+  const out = new Uint8Array(Math.max(0, to - from));
+  let filled = 0;
+  for (const part of parts) {
+    if (filled >= out.length) break;
+    const take = Math.min(part.length, out.length - filled);
+    out.set(take === part.length ? part : part.subarray(0, take), filled);
+    filled += take;
+  }
   return out;
 }
 
