@@ -14,7 +14,7 @@ import { median } from './lib/timing.mjs';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' } } });
 const rounds = Number(values.rounds);
-const module = new WebAssembly.Module(readFileSync(new URL('../wasm/blake3-kit-hash-simd.wasm', import.meta.url)));
+const module = new WebAssembly.Module(readFileSync(new URL('../wasm/blake3-kit-simd.wasm', import.meta.url)));
 const imports = {};
 for (const { module: from, name } of WebAssembly.Module.imports(module)) (imports[from] ??= {})[name] = () => {};
 const e = new WebAssembly.Instance(module, imports).exports;

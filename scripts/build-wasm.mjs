@@ -5,7 +5,7 @@
 // without simd128 from the start rather than merely not calling those paths.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { capture, isMain, main, root, run, table } from './lib.mjs';
 
@@ -51,16 +51,13 @@ export const FLAVOURS = {
   },
 };
 
-/** The exports only content addressing and batch hashing use (the
- * `blake3-kit/bao` entries): the hashing entries load a module without them,
- * 13.6 rather than 16.7 KB gzip for SIMD (measured with this build). */
-export const TREE_EXPORTS = ['chunk_cvs', 'parent_cvs', 'subtree_parents', 'hash_many'];
+/** The module of a flavour (`blake3-kit-<flavour>.wasm`), one for every
+ * entry. A hashing-only module without content addressing's exports (cut
+ * by wasm-metadce) was 3.1 KB gzip smaller for SIMD, but an app importing
+ * both 'blake3-kit' and 'blake3-kit/bao' then shipped both modules. */
+export const modulePath = (flavour) => join(OUT_DIR, `blake3-kit-${flavour}.wasm`);
 
-/** The module of every export (`blake3-kit-<flavour>.wasm`), or the
- * hashing-only one (`blake3-kit-hash-<flavour>.wasm`). */
-export const modulePath = (flavour, hashOnly = false) => join(OUT_DIR, `blake3-kit-${hashOnly ? 'hash-' : ''}${flavour}.wasm`);
-
-export const outputs = Object.keys(FLAVOURS).flatMap((f) => [modulePath(f), modulePath(f, true)]);
+export const outputs = Object.keys(FLAVOURS).map((f) => modulePath(f));
 
 // The runtime loader supplies only this import (wasm-bindgen's externref table
 // initialiser); anything else would make instantiation fail at runtime.
@@ -243,48 +240,14 @@ function buildFlavour(flavour, wasmOpt, tmp) {
     }
     const bytes = readFileSync(partial);
     checkModule(bytes, relative(root, out));
-    const hashOnly = hashingOnly(wasmOpt, partial, flavour, tmp);
     renameSync(partial, out);
-    return [moduleRow(out, bytes), hashOnly];
+    return [moduleRow(out, bytes)];
   } finally {
     rmSync(partial, { force: true });
   }
 }
 
 const moduleRow = (path, bytes) => ({ path: relative(root, path), bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
-
-/**
- * The hashing-only module: the full one with TREE_EXPORTS and the code only
- * they reach removed by binaryen's wasm-metadce. Nothing else changes: no
- * second optimisation pass, so every kernel is the very code the full module
- * runs (an -O3 after it re-inlines and grows the module, 13.6 -> 13.7 KB gzip).
- */
-function hashingOnly(wasmOpt, full, flavour, tmp) {
-  const out = modulePath(flavour, true);
-  const partial = `${out}.${process.pid}.tmp`;
-  try {
-    const all = WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(full)));
-    const kept = all.filter((e) => !TREE_EXPORTS.includes(e.name));
-    if (kept.length + TREE_EXPORTS.length !== all.length) {
-      throw new Error(`${relative(root, full)} has none of ${TREE_EXPORTS.join(', ')}: update TREE_EXPORTS`);
-    }
-    const graph = join(tmp, `${flavour}-hash-graph.json`);
-    writeFileSync(graph, JSON.stringify(kept.map((e) => ({ name: `export:${e.name}`, export: e.name, root: true }))));
-    const metadce = join(dirname(wasmOpt), 'wasm-metadce');
-    // It lists what it removed on stdout: kept out of the build log.
-    const result = capture(metadce, [full, '--graph-file', graph, '-o', partial, ...BASE_FEATURES, ...FLAVOURS[flavour].optArgs]);
-    if (!result?.ok) throw new Error(`wasm-metadce failed: ${result?.stderr}`);
-    const bytes = readFileSync(partial);
-    checkModule(bytes, relative(root, out));
-    const names = new Set(WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name));
-    const left = TREE_EXPORTS.filter((name) => names.has(name));
-    if (left.length) throw new Error(`${relative(root, out)} still exports ${left.join(', ')}`);
-    renameSync(partial, out);
-    return moduleRow(out, bytes);
-  } finally {
-    rmSync(partial, { force: true });
-  }
-}
 
 export function buildWasm(flavours = Object.keys(FLAVOURS)) {
   const wasmOpt = wasmOptPath();

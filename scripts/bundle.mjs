@@ -70,17 +70,41 @@ export async function bundle() {
   // Chunk names carry a hash of their content: drop the last build's.
   const dist = join(root, 'dist');
   for (const name of existsSync(dist) ? readdirSync(dist) : []) if (/^shared-.*\.js$/.test(name)) rmSync(join(dist, name));
+  // First the worker_threads script, which the Node bundle entries carry
+  // as text (src/node/embedded.ts).
+  await build({
+    ...common,
+    entryPoints: [join(root, 'src/worker-node.ts')],
+    outfile: join(root, 'dist/worker-node.js'),
+    platform: 'node',
+    target: 'node20',
+  });
   await Promise.all([
-    // The Node, browser and shared-core entries in one build, split: code
-    // they share is one chunk (dist/shared-*.js) instead of a copy per
+    // The Node, browser, inline and shared-core entries in one build, split:
+    // code they share is one chunk (dist/shared-*.js) instead of a copy per
     // entry. The packed tarball went from 203.6 to 161.9 kB (as npm prints it)
     // and the consumer's payload of `export { init }` did not change. A
     // module only Node's entry reaches stays in dist/node.js, so the browser
-    // entry never imports `node:` builtins (test/node/package.test.ts).
+    // entry never imports `node:` builtins (test/node/package.test.ts). The
+    // Node bundle entries (*-bundle.js) and inline.js share the chunk of the
+    // two flavours' base64 (src/wasm/embedded.ts): 127 KB, once.
     build({
       ...common,
       entryPoints: Object.fromEntries(
-        ['node', 'browser', 'entry-core', 'bao-node', 'bao-browser', 'bao-entry-core', 'compat-node', 'compat-browser']
+        [
+          'node',
+          'browser',
+          'entry-core',
+          'bao-node',
+          'bao-browser',
+          'bao-entry-core',
+          'compat-node',
+          'compat-browser',
+          'inline',
+          'node-bundle',
+          'bao-node-bundle',
+          'compat-node-bundle',
+        ]
           .map((name) => [name, join(root, `src/${name}.ts`)])
           .concat([['compat-entry-core', join(root, 'src/compat/entry-core.ts')]]),
       ),
@@ -90,17 +114,11 @@ export async function bundle() {
       platform: 'neutral',
       external: ['node:*'],
       target: 'es2022',
-    }),
-    // Both wasm flavours embedded; platform-neutral, so one file serves
-    // Node and browsers.
-    build({
-      ...common,
-      entryPoints: [join(root, 'src/inline.ts')],
-      outfile: join(root, 'dist/inline.js'),
-      platform: 'neutral',
-      target: 'es2022',
-      define: { __BLAKE3_KIT_SIMD_WASM__: embedded('simd'), __BLAKE3_KIT_SCALAR_WASM__: embedded('scalar') },
-      plugins: [sharedEntryCore],
+      define: {
+        __BLAKE3_KIT_SIMD_WASM__: embedded('simd'),
+        __BLAKE3_KIT_SCALAR_WASM__: embedded('scalar'),
+        __BLAKE3_KIT_NODE_WORKER__: JSON.stringify(readFileSync(join(root, 'dist/worker-node.js'), 'utf8')),
+      },
     }),
     // The .wasm imported as a module: Cloudflare (workerd) and Vercel Edge.
     ...[
@@ -120,20 +138,13 @@ export async function bundle() {
         plugins: [wasmImports(suffix), sharedEntryCore],
       }),
     ),
-    // Hashing workers: dist/worker.js (module Web Worker) and dist/worker-node.js.
+    // Hashing workers: dist/worker.js (module Web Worker); dist/worker-node.js is built first (above).
     build({
       ...common,
       entryPoints: [join(root, 'src/worker-browser.ts')],
       outfile: join(root, 'dist/worker.js'),
       platform: 'browser',
       target: 'es2022',
-    }),
-    build({
-      ...common,
-      entryPoints: [join(root, 'src/worker-node.ts')],
-      outfile: join(root, 'dist/worker-node.js'),
-      platform: 'node',
-      target: 'node20',
     }),
     // The CLI imports dist/node.js at run time instead of a second copy of it.
     build({
@@ -147,10 +158,22 @@ export async function bundle() {
     }),
   ]);
   pruneDeclarations();
-  const gzip = (file) => `${(gzipSync(readFileSync(join(root, 'dist', file)), { level: 9 }).length / 1024).toFixed(1)} KB gzip`;
-  console.error(
-    `dist/inline.js: ${gzip('inline.js')} (both wasm flavours inside); dist/entry-core.js (workerd, edge-light, inline): ${gzip('entry-core.js')} + the .wasm`,
-  );
+  const sizes = ['inline.js', 'node-bundle.js', 'compat-node-bundle.js', 'workerd.js'].map((entry) => `dist/${entry} ${closureGzip(entry)}`);
+  console.error(`with the chunks each imports, gzip -9 one by one: ${sizes.join('; ')} (the first three carry both wasm flavours)`);
+}
+
+/** An entry of dist/ and every chunk it imports, gzipped one by one, in KB. */
+function closureGzip(entry) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = readFileSync(join(root, 'dist', file), 'utf8');
+    for (const [, chunk] of code.matchAll(/(?:from|import)\s*"\.\/([\w.-]+\.js)"/g)) visit(chunk);
+  };
+  visit(entry);
+  const bytes = [...seen].reduce((sum, file) => sum + gzipSync(readFileSync(join(root, 'dist', file)), { level: 9 }).length, 0);
+  return `${(bytes / 1024).toFixed(1)} KB`;
 }
 
 /** The .d.ts files the package's type entries reach. */

@@ -46,7 +46,8 @@ export function packMain(dest) {
   // Ours run scripts/, which is not shipped (and prepublishOnly refuses).
   delete pkg.scripts;
   // npm pack applies "files" again in the stage; copying whole folders is enough here.
-  const shipped = ['README.md', ...pkg.files.map((entry) => entry.replace(/\/\*.*$/, ''))];
+  // A pattern stands for the folder it is in (wasm/*.wasm, bench/results/latest-*.svg).
+  const shipped = ['README.md', ...pkg.files.map((entry) => entry.replace(/\/[^/]*[*?].*$/, ''))];
   return packStaged(
     shipped.map((entry) => [join(root, entry), entry]),
     pkg,

@@ -1,21 +1,17 @@
-// Entry point `blake3-kit/bao` for Node: everything 'blake3-kit' exports,
-// plus content addressing (Bao, iroh's bao-tree, HashSeq, CIDs, subtrees)
-// and batch hashing. In Node both entries load the module with every export
-// (a file read, not a download), so one init() serves both.
+// Entry point `blake3-kit/bao` for Node (node/bao-entry.ts), with the
+// package's files beside it. Bundlers get bao-node-bundle.ts instead, by
+// the `module` export condition.
 
-import { baoEncodeOn, type BaoEncodeParallelOptions } from './bao/encode-parallel.js';
-import type { BaoEncoding } from './bao/encode.js';
-import type { Input } from './input.js';
-import { nodeParallel } from './node/parallel.js';
-import type { StreamSource } from './stream-source.js';
+import type { Blake3 } from './api.js';
+import { initNode, type NodeInitOptions } from './node/backend.js';
+import { filesBeside } from './node/packaged.js';
 
-export * from './node.js';
-export * from './addressing.js';
-export type { BaoEncodeParallelOptions } from './bao/encode-parallel.js';
+export * from './node/bao-entry.js';
 
-/** The Bao encoding of a large input, its chunks hashed across
- * worker_threads (wasm workers on every backend: the addon hashes a chunk
- * at a time through upstream's hazmat, slower than the workers' lanes). */
-export function baoEncodeParallel(input: Input | Blob | StreamSource, options?: BaoEncodeParallelOptions): Promise<BaoEncoding> {
-  return baoEncodeOn(nodeParallel, input, options);
+const files = filesBeside(import.meta.url);
+
+/** Loads a backend once (later calls return the same result) and resolves
+ * to the synchronous API. See NodeInitOptions and BLAKE3_KIT_BACKEND. */
+export function init(options?: NodeInitOptions): Promise<Blake3> {
+  return initNode(files, options);
 }

@@ -14,7 +14,6 @@ export * from './bao-entry-core.js';
 const initEdge = initWith(
   (flavour) => (flavour === 'simd' ? simdModule : scalarModule),
   (location) => fetch(location),
-  true,
 );
 
 /** Instantiates the deploy-time compiled wasm once (later calls return the

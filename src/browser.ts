@@ -13,13 +13,15 @@ import { browserParallel } from './parallel/browser.js';
 export * from './api.js';
 export type { ParallelOptions, ParallelSettings } from './parallel/api.js';
 
-// The hashing-only modules (no content addressing or batch exports; see
-// scripts/build-wasm.mjs): 13.7 rather than 16.7 KB gzip for SIMD.
+// The one module of each flavour, which 'blake3-kit/bao' uses too (it
+// re-exports this init): an app that imports both entries ships one .wasm.
+// A hashing-only module without content addressing's exports saved 3.1 KB
+// gzip (SIMD: 17.1 against 20.2 KB), but an app importing both entries
+// shipped both, 37.3 KB, and a later init() from 'blake3-kit/bao' had to
+// swap modules, which it could not do while hashers held state.
 const browserPlatform: Platform = {
   defaultSource: (flavour) =>
-    flavour === 'simd'
-      ? new URL('../wasm/blake3-kit-hash-simd.wasm', import.meta.url)
-      : new URL('../wasm/blake3-kit-hash-scalar.wasm', import.meta.url),
+    flavour === 'simd' ? new URL('../wasm/blake3-kit-simd.wasm', import.meta.url) : new URL('../wasm/blake3-kit-scalar.wasm', import.meta.url),
   load: (location) => fetch(location),
 };
 

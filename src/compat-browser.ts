@@ -1,9 +1,9 @@
 // Entry point `blake3-kit/compat` for browsers and bundlers: blake3-wasm's
 // browser API. As with their browser-async build (2.x) and 3.x's browser
 // build, `await load()` comes first (the .wasm is fetched); a call before
-// it throws an error saying so. The module is the main entry's hashing-only
-// one, by the literal URLs bundlers rewrite, and the state is the main
-// entry's: load() after init() from 'blake3-kit' reuses its backend.
+// it throws an error saying so. The module is the main entry's, by the
+// literal URLs bundlers rewrite, and the state is the main entry's: load()
+// after init() from 'blake3-kit' reuses its backend.
 
 import { initBackend } from './backend.js';
 import * as api from './compat/browser.js';
@@ -13,9 +13,7 @@ export * from './compat/browser.js';
 
 const platform: Platform = {
   defaultSource: (flavour) =>
-    flavour === 'simd'
-      ? new URL('../wasm/blake3-kit-hash-simd.wasm', import.meta.url)
-      : new URL('../wasm/blake3-kit-hash-scalar.wasm', import.meta.url),
+    flavour === 'simd' ? new URL('../wasm/blake3-kit-simd.wasm', import.meta.url) : new URL('../wasm/blake3-kit-scalar.wasm', import.meta.url),
   load: (location) => fetch(location),
 };
 

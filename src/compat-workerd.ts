@@ -4,8 +4,8 @@
 // workerd: the imported, deploy-time compiled module is instantiated
 // synchronously. load() resolves at once.
 
-import scalarModule from '../wasm/blake3-kit-hash-scalar.wasm';
-import simdModule from '../wasm/blake3-kit-hash-simd.wasm';
+import scalarModule from '../wasm/blake3-kit-scalar.wasm';
+import simdModule from '../wasm/blake3-kit-simd.wasm';
 import { load, loadAtImport } from './compat/entry-core.js';
 
 export {

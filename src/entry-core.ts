@@ -7,18 +7,12 @@
 import type { Blake3 } from './api.js';
 import { initBackend, type InitOptions } from './backend.js';
 import type { Flavour, Platform, WasmSource } from './wasm/load.js';
-import { withTreeExports } from './wasm/widen.js';
 
 export * from './api.js';
 
 /** init() for an entry whose wasm is `source` (the module for each
- * flavour) unless the caller passes one; `treeExports` says that `source`
- * is the module content addressing needs. */
-export function initWith(
-  source: (flavour: Flavour) => WasmSource,
-  load: Platform['load'],
-  treeExports = false,
-): (options?: InitOptions) => Promise<Blake3> {
+ * flavour) unless the caller passes one. */
+export function initWith(source: (flavour: Flavour) => WasmSource, load: Platform['load']): (options?: InitOptions) => Promise<Blake3> {
   const platform: Platform = { defaultSource: source, load };
-  return treeExports ? (options) => withTreeExports(initBackend(platform, options), platform, options) : (options) => initBackend(platform, options);
+  return (options) => initBackend(platform, options);
 }

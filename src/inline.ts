@@ -17,27 +17,13 @@
 import type { Blake3 } from './api.js';
 import type { InitOptions } from './backend.js';
 import { initWith } from './entry-core.js';
-import type { Flavour } from './wasm/load.js';
+import { embeddedWasm } from './wasm/embedded.js';
 
 // One self-contained file: content addressing and batch hashing too.
 export * from './bao-entry-core.js';
 
-// Base64 of wasm/*.wasm, put in by scripts/bundle.mjs.
-declare const __BLAKE3_KIT_SIMD_WASM__: string;
-declare const __BLAKE3_KIT_SCALAR_WASM__: string;
-
-function embedded(flavour: Flavour): Uint8Array {
-  const text = atob(flavour === 'simd' ? __BLAKE3_KIT_SIMD_WASM__ : __BLAKE3_KIT_SCALAR_WASM__);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
-}
-
-const initInline = initWith(
-  embedded,
-  () =>
-    Promise.reject(new TypeError('blake3-kit: the inline entry does not fetch or read files; pass options.source as bytes or a WebAssembly.Module')),
-  true,
+const initInline = initWith(embeddedWasm, () =>
+  Promise.reject(new TypeError('blake3-kit: the inline entry does not fetch or read files; pass options.source as bytes or a WebAssembly.Module')),
 );
 
 /** Compiles the embedded wasm once (later calls return the same result) and

@@ -7,9 +7,9 @@
 // they are (dist/workerd.js) or with Vercel's `?module` suffix
 // (dist/edge-light.js). No workers: these runtimes have no Web Workers.
 
-// The hashing-only modules; blake3-kit/bao imports the full ones (bao-workerd.ts).
-import scalarModule from '../wasm/blake3-kit-hash-scalar.wasm';
-import simdModule from '../wasm/blake3-kit-hash-simd.wasm';
+// The same modules as blake3-kit/bao's (bao-workerd.ts): one of each flavour.
+import scalarModule from '../wasm/blake3-kit-scalar.wasm';
+import simdModule from '../wasm/blake3-kit-simd.wasm';
 import type { Blake3 } from './api.js';
 import type { InitOptions } from './backend.js';
 import { initWith } from './entry-core.js';

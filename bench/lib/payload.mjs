@@ -14,12 +14,12 @@ const ENTRIES = [
   {
     name: 'blake3-kit (simd wasm)',
     entry: `export { init, hash, createHasher } from ${JSON.stringify(join(repoDir, 'dist', 'browser.js'))};`,
-    wasm: [join(repoDir, 'wasm', 'blake3-kit-hash-simd.wasm')],
+    wasm: [join(repoDir, 'wasm', 'blake3-kit-simd.wasm')],
   },
   {
     name: 'blake3-kit (scalar wasm)',
     entry: `export { init, hash, createHasher } from ${JSON.stringify(join(repoDir, 'dist', 'browser.js'))};`,
-    wasm: [join(repoDir, 'wasm', 'blake3-kit-hash-scalar.wasm')],
+    wasm: [join(repoDir, 'wasm', 'blake3-kit-scalar.wasm')],
   },
   {
     name: 'blake3-kit/bao (simd wasm)',

@@ -18,7 +18,12 @@ export function importError(): unknown {
 
 export function ensureReady(): void {
   if (backendInUse() !== undefined) return;
-  if (importFailure !== undefined) throw new Error('blake3-kit/compat: the backend failed to load at import', { cause: importFailure });
+  if (importFailure !== undefined) {
+    // The reason in the message too: it says what to do (bundled without
+    // the wasm, say), and not every report prints a cause.
+    const reason = importFailure instanceof Error ? importFailure.message : String(importFailure);
+    throw new Error(`blake3-kit/compat: the backend failed to load at import: ${reason}`, { cause: importFailure });
+  }
   throw new Error(
     "blake3-kit/compat: call `await load()` before hashing (as blake3-wasm's browser build needs); `load` is a named and the default export",
   );

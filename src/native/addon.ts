@@ -2,7 +2,7 @@
 // The package works without it; a failed load is kept (with its cause) for
 // nativeStatus() to show, never thrown unless the native backend was forced.
 
-import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Must equal the addon's `abiVersion()` (crate/node/src/lib.rs). */
@@ -120,16 +120,12 @@ export interface NativeStatus {
 export let addon: NativeAddon | undefined;
 let status: NativeStatus = { loaded: false, path: undefined };
 
-// Made on first load: bundled as CommonJS, import.meta.url is empty and
-// createRequire throws, which must fail the load (kept as its cause), not the import.
-let require: NodeJS.Require | undefined;
-
 /** Loads the addon at `location` and makes it the one in use. Throws an
  * Error whose `cause` is the underlying failure. */
 export function loadAddon(location: URL | string): NativeAddon {
   const path = location instanceof URL ? fileURLToPath(location) : location;
   try {
-    return useAddon(path);
+    return useAddon(nodeModule().createRequire(resolve(path)), path);
   } catch (cause) {
     const error = new Error(`blake3-kit: the native addon at ${path} could not be loaded`, { cause });
     status = { loaded: false, path, error };
@@ -142,27 +138,32 @@ export function loadAddon(location: URL | string): NativeAddon {
 export type AddonPlace = { package: string } | { file: () => URL };
 
 /**
- * Loads the first addon in `places` that loads. A place that holds nothing
- * (package not installed, no local build) is passed over; one that holds a
- * broken addon is too, but its failure is the `cause` of the error thrown
- * when none loads, and every place's reason is in its message.
+ * Loads the first addon in `places` that loads, packages resolved from
+ * `requireBase` (a file or URL, for createRequire). A place that holds
+ * nothing (package not installed, no local build) is passed over; one that
+ * holds a broken addon is too, but its failure is the `cause` of the error
+ * thrown when none loads, and every place's reason is in its message.
  */
-export function loadFirstAddon(places: AddonPlace[], platform: string): NativeAddon {
+export function loadFirstAddon(places: AddonPlace[], platform: string, requireBase: () => string | URL): NativeAddon {
   const reasons: string[] = [];
   let broken: { path: string; cause: unknown } | undefined;
+  // Made here, not at import: from a base that can't be had (a bundle's
+  // import.meta.url in CommonJS), the load fails with the reason.
+  let require: NodeJS.Require | undefined;
   for (const place of places) {
     let label = 'package' in place ? place.package : 'the local build';
     let path = label;
     try {
+      require ??= nodeModule().createRequire(requireBase());
       if ('file' in place) label = path = fileURLToPath(place.file());
       else {
-        if (!installed(place.package)) {
+        if (!installed(require, place.package)) {
           reasons.push(`the optional package ${label} is not installed`);
           continue;
         }
-        path = requireOnce().resolve(place.package);
+        path = require.resolve(place.package);
       }
-      return useAddon(path);
+      return useAddon(require, path);
     } catch (cause) {
       if ('file' in place && isNotFound(cause)) {
         reasons.push(`there is no local build at ${label}`);
@@ -177,10 +178,15 @@ export function loadFirstAddon(places: AddonPlace[], platform: string): NativeAd
   throw error;
 }
 
-/** Whether `name` resolves from here; its `main` may still be missing. */
-function installed(name: string): boolean {
+/** node:module, got at run time: a bundler that sees createRequire()
+ * tries to resolve its argument at build time (webpack warns that it
+ * can't), where only run time knows the place. */
+const nodeModule = () => process.getBuiltinModule('node:module') as typeof import('node:module');
+
+/** Whether `name` resolves for `require`; its `main` may still be missing. */
+function installed(require: NodeJS.Require, name: string): boolean {
   try {
-    requireOnce().resolve(`${name}/package.json`);
+    require.resolve(`${name}/package.json`);
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;
@@ -188,8 +194,8 @@ function installed(name: string): boolean {
   }
 }
 
-function useAddon(path: string): NativeAddon {
-  const loaded = requireOnce()(path) as NativeAddon;
+function useAddon(require: NodeJS.Require, path: string): NativeAddon {
+  const loaded = require(path) as NativeAddon;
   const version = typeof loaded.abiVersion === 'function' ? loaded.abiVersion() : undefined;
   if (version !== NATIVE_ABI_VERSION) {
     throw new Error(`its ABI version is ${String(version)}, not ${NATIVE_ABI_VERSION}; rebuild it with \`npm run build:native\``);
@@ -199,8 +205,6 @@ function useAddon(path: string): NativeAddon {
   status = { loaded: true, path, cpuFeatures: loaded.cpuFeatures(), threads: loaded.threads() };
   return loaded;
 }
-
-const requireOnce = () => (require ??= createRequire(import.meta.url));
 
 const isNotFound = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code === 'MODULE_NOT_FOUND';
 

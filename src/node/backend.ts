@@ -1,17 +1,19 @@
 // Node's side of the backend choice (backend.ts has the rules): the wasm
-// files read from disk next to dist/, the BLAKE3_KIT_BACKEND variable, and
-// the optional native addon with its routed combination.
+// from the package's files (packaged.ts: read from beside dist/, or carried
+// by a bundle entry), the BLAKE3_KIT_BACKEND variable, and the optional
+// native addon with its routed combination.
 
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Blake3 } from '../api.js';
 import type { OneShots } from '../backend.js';
-import { BACKEND_VARIABLE, type BackendPlatform, type InitOptions } from '../backend.js';
+import { BACKEND_VARIABLE, initBackend, type BackendPlatform, type InitOptions } from '../backend.js';
 import { loadAddon, loadFirstAddon } from '../native/addon.js';
 import { nativeEngine, nativeTreeOps } from '../native/engine.js';
 import { nativeManyOps } from '../native/many.js';
 import { nativeDeriveKey, nativeHash, nativeKeyedHash } from '../native/hash.js';
-import type { Flavour } from '../wasm/load.js';
 import { nativePackage, nativeTriple } from './native-package.js';
+import { BUNDLED_APART, type PackagedFiles, usePackagedFiles } from './packaged.js';
 import { routedEngine, routedManyOps, routedOneShots, routedTreeOps } from './routing.js';
 
 export interface NodeInitOptions extends InitOptions {
@@ -35,30 +37,16 @@ function env(name: string): string | undefined {
 
 const nativeOneShots: OneShots = { hash: nativeHash, keyedHash: nativeKeyedHash, deriveKey: nativeDeriveKey };
 
-/** Where the package's files are; the entry point (src/node.ts, bundled
- * as dist/node.js) gives them relative to itself. */
-export interface PackagedFiles {
-  wasm: (flavour: Flavour) => URL;
-  /** The addon `npm run build:native` writes in a source checkout. */
-  localAddon: () => URL;
-}
-
-// A bundle of this code has its own location, not the package's: the wasm
-// files are not beside it (ESM), or import.meta.url is empty (CommonJS).
-const BUNDLED_APART =
-  "blake3-kit: the package's wasm files are not beside this code, as happens when it is bundled (esbuild --platform=node, for one); import 'blake3-kit/inline', which has the wasm inside, or pass init({ source })";
-
+/** The platform of an entry whose package files are `packaged`; the first
+ * one made decides where workers and the addon are looked for. */
 export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => {
+  usePackagedFiles(packaged);
   const defaults = new Set<string>();
   return {
     defaultSource(flavour) {
-      try {
-        const url = packaged.wasm(flavour);
-        defaults.add(url.href);
-        return url;
-      } catch (error) {
-        throw new Error(BUNDLED_APART, { cause: error });
-      }
+      const source = packaged.wasm(flavour);
+      if (source instanceof URL) defaults.add(source.href);
+      return source;
     },
     async load(location) {
       const url = location instanceof URL ? location : URL_SCHEME.test(location) ? new URL(location) : pathToFileURL(location);
@@ -76,7 +64,7 @@ export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => {
       if (explicit !== undefined) loadAddon(explicit);
       else {
         const triple = nativeTriple();
-        loadFirstAddon([{ package: nativePackage(triple) }, { file: packaged.localAddon }], triple);
+        loadFirstAddon([{ package: nativePackage(triple) }, { file: () => packaged.localAddon() }], triple, () => packaged.requireBase());
       }
       return {
         oneShots: nativeOneShots,
@@ -88,3 +76,8 @@ export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => {
     },
   };
 };
+
+/** init() of an entry whose package files are `packaged`. */
+export function initNode(packaged: PackagedFiles, options: NodeInitOptions | undefined): Promise<Blake3> {
+  return initBackend(nodePlatform(packaged), options);
+}

@@ -4,12 +4,27 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { parallelApi } from '../parallel/api.js';
 import type { SpawnWorker } from '../parallel/pool.js';
+import { packagedFiles } from './packaged.js';
 
-// Run from sources (the test suite imports src/), the built worker is used.
-const ownWorker = () => new URL(import.meta.url.endsWith('.ts') ? '../../dist/worker-node.js' : './worker-node.js', import.meta.url);
+/** The package's files as the entry whose init() ran finds them (beside
+ * dist/, or carried by a bundle entry); workers start after init(). */
+function files() {
+  const files = packagedFiles();
+  if (files === undefined) throw new Error('blake3-kit: call init() before starting hashing workers');
+  return files;
+}
 
 const spawnThread: SpawnWorker = (url, onMessage, onFailure) => {
-  const worker = new Worker(url ?? ownWorker());
+  let worker: Worker;
+  try {
+    worker = new Worker(url ?? files().worker());
+  } catch (error) {
+    // No script to start (a bundle of dist/ without its files, say): a
+    // failure like any worker's, after which the pool hashes on this
+    // thread and parallelStatus().broken says why.
+    queueMicrotask(() => onFailure(error as Error));
+    return { post() {}, terminate() {}, ref() {}, unref() {} };
+  }
   worker.on('message', onMessage);
   worker.on('error', onFailure);
   worker.on('messageerror', onFailure);
@@ -37,7 +52,7 @@ interface WebWorker {
 }
 const WebWorkerClass = (globalThis as { Worker?: new (url: URL | string, options: { type: 'module' }) => WebWorker }).Worker;
 const inDeno = typeof (globalThis as { Deno?: unknown }).Deno === 'object' && WebWorkerClass !== undefined;
-const browserWorker = () => new URL(import.meta.url.endsWith('.ts') ? '../../dist/worker.js' : './worker.js', import.meta.url);
+const browserWorker = () => files().webWorker();
 
 const spawnWebWorker: SpawnWorker = (url, onMessage, onFailure) => {
   const worker = new WebWorkerClass!(url ?? browserWorker(), { type: 'module' });

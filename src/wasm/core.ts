@@ -66,7 +66,8 @@ export function slotsInUse(): number {
 }
 
 /** Whether the module attached has the exports content addressing and batch
- * hashing use (chunk_cvs and the rest): the hashing entries' modules lack them. */
+ * hashing use (chunk_cvs and the rest). Every module this package builds
+ * has them; a module passed to init({ source }) from another build may not. */
 export function hasTreeExports(): boolean {
   return typeof core?.chunk_cvs === 'function';
 }
@@ -75,7 +76,7 @@ export function hasTreeExports(): boolean {
 export function requireTreeExports(what: string): void {
   if (core !== undefined && !hasTreeExports()) {
     throw new Error(
-      `blake3-kit: ${what} needs the wasm module that init() from 'blake3-kit/bao' loads; init() from 'blake3-kit' loaded the smaller hashing-only one. Call init() from 'blake3-kit/bao' (it serves everything 'blake3-kit' exports as well)`,
+      `blake3-kit: ${what} needs the wasm exports for content addressing, which the module given to init({ source }) lacks; pass this package's wasm/blake3-kit-{simd,scalar}.wasm`,
     );
   }
 }

@@ -5,7 +5,7 @@ import { flavour } from '../shared/setup.js';
 // The shipped bundle: workers run dist/worker.js. The simd project is
 // cross-origin isolated (pieces are shared), the scalar one is not (pieces
 // are transferred), so both transports are covered (in Chromium and Firefox).
-// The hashing entry and its hashing-only module here; the Bao cases run
+// The hashing entry here; the Bao cases run
 // from the bao entry in parallel-bao.test.ts.
 const lib = await import(/* @vite-ignore */ '/dist/browser.js');
 await lib.init({ backend: `wasm-${flavour}` });

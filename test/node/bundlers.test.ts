@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { chromium } from 'playwright';
@@ -24,9 +25,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
 // The app every row builds; `init` is what the README tells that bundler's users to write.
-// It hashes on workers with 'blake3-kit' (the hashing-only module), then
-// Bao-encodes on workers with 'blake3-kit/bao', whose init() replaces the
-// module: both entries, both modules and the worker emitted for each.
+// It hashes on workers with 'blake3-kit', then Bao-encodes on workers with
+// 'blake3-kit/bao': both entries over one module of each flavour.
 const app = (init: string, baoInit: string) => `import { configureParallel, hashParallel, init, parallelStatus, toHex } from 'blake3-kit';
 import { baoEncode, baoEncodeParallel, init as initBao } from 'blake3-kit/bao';
 
@@ -79,9 +79,7 @@ const ROWS: Record<string, Row> = {
   // to copy worker.js and both .wasm files next to the bundle.
   esbuild: {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: source text of the app, not a template
-    init: '{ source: (flavour) => new URL(`./blake3-kit-hash-${flavour}.wasm`, import.meta.url) }',
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: source text of the app, not a template
-    baoInit: '{ source: (flavour) => new URL(`./blake3-kit-${flavour}.wasm`, import.meta.url) }',
+    init: '{ source: (flavour) => new URL(`./blake3-kit-${flavour}.wasm`, import.meta.url) }',
     build(dir) {
       execFileSync(bin('esbuild'), ['app.js', '--bundle', '--format=esm', '--outdir=public', '--log-level=warning'], { cwd: dir });
       const site = join(dir, 'public');
@@ -216,11 +214,28 @@ describe.runIf(simd).each(Object.entries(ROWS))('%s, following the README', (nam
     expect(report.digest).toBe(expected);
     expect(report.status).toMatchObject({ jobs: 0, broken: expect.stringMatching(/workers keep failing to start/) });
     expect(report.bao).toMatchObject({ hash: expected, sameAsSerial: true, status: { jobs: 0, broken: report.status.broken } });
-    // Once per pool: the one on the hashing-only module, and the one the
-    // bao entry's module started.
-    expect(warnings).toEqual([report.status.broken, report.status.broken]);
+    // Once: both entries share one module, so one pool.
+    expect(warnings).toEqual([report.status.broken]);
   }, 60_000);
+
+  // The app imports 'blake3-kit' and 'blake3-kit/bao': one module of each
+  // flavour for both (before, 17.1 KB gzip more of SIMD wasm).
+  it('ships each wasm module once, for both entries', () => {
+    const wasm = filesOf(site).filter((file) => file.endsWith('.wasm'));
+    const contents = wasm.map((file) => readFileSync(join(site, file)));
+    expect(new Set(contents.map((bytes) => createHash('sha256').update(bytes).digest('hex'))).size).toBe(wasm.length);
+    expect(wasm).toHaveLength(2);
+    const gzipped = contents.map((bytes, i) => `${wasm[i]} ${gzipSync(bytes, { level: 9 }).length} B gzip`);
+    console.log(`${name}: ${gzipped.join(', ')}`);
+  });
 });
+
+/** Every file under `dir`, as paths relative to it. */
+function filesOf(dir: string, relative = ''): string[] {
+  return readdirSync(join(dir, relative), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesOf(dir, join(relative, entry.name)) : [join(relative, entry.name)],
+  );
+}
 
 // What Vite, webpack, Parcel and Rollup's import-meta-assets look for, as
 // one expression in the shipped file (a minifier could split it).
@@ -266,7 +281,7 @@ window.report = { early, ...compat };
 const COMPAT_BUILDS: Record<string, (project: string) => string> = {
   // esbuild copies nothing: the modules go next to the bundle, load() is told where.
   esbuild(project) {
-    writeFileSync(join(project, 'app-esbuild.js'), compatApp("new URL('./blake3-kit-hash-simd.wasm', import.meta.url)"));
+    writeFileSync(join(project, 'app-esbuild.js'), compatApp("new URL('./blake3-kit-simd.wasm', import.meta.url)"));
     execFileSync(bin('esbuild'), ['app-esbuild.js', '--bundle', '--format=esm', '--outfile=public-esbuild/app.js', '--log-level=warning'], {
       cwd: project,
     });

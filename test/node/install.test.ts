@@ -76,7 +76,7 @@ describe.runIf(inject('flavour') === 'simd')('installed from the tarballs as pub
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('keeps the main tarball under 235 KB, the addons in their own packages', () => {
+  it('keeps the main tarball under 270 KB, the addons in their own packages', () => {
     const sizes = Object.fromEntries(
       [['blake3-kit', packed.main], ...Object.entries(packed.platforms).map(([triple, p]) => [triple, p.tarball])].map(([name, file]) => [
         name,
@@ -87,8 +87,13 @@ describe.runIf(inject('flavour') === 'simd')('installed from the tarballs as pub
     // SI kilobytes, as npm pack prints them. 191.5 kB before the compat
     // entry, saved states and hash-seq responses; 222.3 kB after (+22 kB of
     // minified JS, +22 kB of .d.ts, +18 kB over the four wasm modules, +12
-    // kB for the inline entry's base64 of two of them).
-    expect(sizes['blake3-kit']).toBeLessThan(235_000);
+    // kB for the inline entry's base64 of two of them); 237.8 kB with the
+    // Node bundle entries (they share the inline entry's base64, and carry
+    // the 8.5 KB worker script as text), blake3-wasm 3.x's compat names and
+    // saved states v2; 260.8 kB with docs/ (36 kB) and the bench method and
+    // chart the README links (16 kB), less the hashing-only wasm modules
+    // (30.6 kB).
+    expect(sizes['blake3-kit']).toBeLessThan(270_000);
     const listed = execFileSync('tar', ['tzf', packed.main], { encoding: 'utf8' });
     expect(listed).not.toMatch(/\.node$/m);
     const manifest = JSON.parse(execFileSync('tar', ['xzOf', packed.main, 'package/package.json'], { encoding: 'utf8' }));

@@ -92,25 +92,21 @@ describe('package', () => {
       return [code, ...reached.map((chunk) => readFileSync(`${root}/dist/${chunk}`, 'utf8'))];
     };
     const url = (file: string) => new RegExp(`new URL\\(["']\\.\\./wasm/${file.replaceAll('.', '\\.')}["'], ?import\\.meta\\.url\\)`);
-    // The hashing entry fetches the hashing-only modules, the bao entry the full ones.
-    for (const [entry, prefix] of [
-      ['browser.js', 'blake3-kit-hash-'],
-      ['bao-browser.js', 'blake3-kit-'],
-    ] as const) {
+    // Every browser entry fetches the same module of each flavour, by one
+    // literal URL in one chunk: a bundle of two entries carries one.
+    for (const entry of ['browser.js', 'bao-browser.js', 'compat-browser.js']) {
       const code = withChunks(entry);
-      for (const flavour of ['simd', 'scalar']) expect(code.some((c) => url(`${prefix}${flavour}.wasm`).test(c))).toBe(true);
+      for (const flavour of ['simd', 'scalar']) expect(code.some((c) => url(`blake3-kit-${flavour}.wasm`).test(c))).toBe(true);
+      expect(code.some((c) => /blake3-kit-hash-/.test(c))).toBe(false);
       // Neither the entry nor its chunks reach Node or evaluate code.
       for (const c of code) expect(c).not.toMatch(/node:|eval\(|new Function/);
     }
-    expect(withChunks('browser.js').some((c) => url('blake3-kit-simd.wasm').test(c))).toBe(false);
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8' }));
     const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
     expect(files).toEqual(
       expect.arrayContaining([
         'wasm/blake3-kit-simd.wasm',
         'wasm/blake3-kit-scalar.wasm',
-        'wasm/blake3-kit-hash-simd.wasm',
-        'wasm/blake3-kit-hash-scalar.wasm',
         'dist/node.js',
         'dist/browser.js',
         'dist/browser.d.ts',
@@ -150,7 +146,7 @@ it('lets a bundler drop what a page does not use, per entry: JS and wasm a page 
     return gzip(out.outputFiles[0]!.contents);
   };
   const rows = [
-    { entry: 'blake3-kit', names: 'init, hash, createHasher', file: 'browser.js', wasm: 'blake3-kit-hash-simd.wasm' },
+    { entry: 'blake3-kit', names: 'init, hash, createHasher', file: 'browser.js', wasm: 'blake3-kit-simd.wasm' },
     { entry: 'blake3-kit/bao', names: 'init, hash, createHasher, baoEncode, baoDecode', file: 'bao-browser.js', wasm: 'blake3-kit-simd.wasm' },
   ];
   const sizes = [];
@@ -161,15 +157,20 @@ it('lets a bundler drop what a page does not use, per entry: JS and wasm a page 
     console.log(`payload: export { ${row.names} } from '${row.entry}': ${js} B JS + ${wasm} B wasm = ${js + wasm} B gzip`);
   }
   // 7,627 B before saved states; 8,898 with Hasher.save/load (state.ts,
-  // the wasm engine's export/import: methods a class cannot shed).
-  expect(await jsGzip('init', 'browser.js')).toBeLessThan(9 * 1024);
+  // the wasm engine's export/import: methods a class cannot shed); 9,447
+  // with format v2 (reading v1) and BLAKE3's input limit (the Hasher's room
+  // and hasher_room: +739 B of hasher.ts, +364 of wasm/engine.ts, +319 of
+  // state.ts, before gzip).
+  expect(await jsGzip('init', 'browser.js')).toBeLessThan(9.5 * 1024);
   // Measured 21,673 B (7,633 JS + 14,040 wasm) once the entries split, from
   // 24,042 with one module; 25,450 B (8,908 + 16,542) with saved states:
   // +1,275 B JS, +2,502 B wasm (the state export/import, and the tree
   // keeping the last chunk open so that a state is canonical). The goal of
-  // 16 KB is not met.
-  expect(sizes[0]).toBeLessThan(25.5 * 1024);
-  // The hashing entry is the smaller download.
+  // 16 KB is not met. Since both entries load one module of each flavour
+  // (20.2 KB gzip for SIMD, where the hashing-only one was 17.1), 29.6 KB:
+  // an app that imports both entries downloads 20.2 KB of wasm, not 37.3.
+  expect(sizes[0]).toBeLessThan(30 * 1024);
+  // The hashing entry is the smaller download (its JS).
   expect(sizes[0]).toBeLessThan(sizes[1]! - 3000);
 });
 

@@ -14,10 +14,12 @@
 // with it (as npm installs it: large files go to the native addon). Then
 // the compat entry's workerd build, run by workerd, on the corpus up to 1 MiB.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { consumerProject, packAll, root, runInWorkerd } from './packed.js';
 
@@ -101,9 +103,9 @@ const TRIPLE = 'linux-x64-gnu';
 const here = process.platform === 'linux' && process.arch === 'x64';
 
 /** wrangler's manifest of `assets` as `library` hashes it, run from `project`. */
-async function manifest(project: string, library: string, assets: string, backend = 'undefined'): Promise<Manifest> {
-  const script = join(project, 'wrangler-manifest.cjs');
-  writeFileSync(script, manifestScript(library, backend));
+async function manifest(project: string, library: string, assets: string, backend = 'undefined', bundled?: string): Promise<Manifest> {
+  const script = join(project, bundled ?? 'wrangler-manifest.cjs');
+  if (bundled === undefined) writeFileSync(script, manifestScript(library, backend));
   // No BLAKE3_KIT_* variables: the library picks, as in a user's shell.
   const env = { ...process.env, BLAKE3_KIT_BACKEND: undefined, BLAKE3_KIT_NATIVE_PATH: undefined } as NodeJS.ProcessEnv;
   const started = performance.now();
@@ -196,5 +198,74 @@ export default {
     const wanted = Object.fromEntries(small.map((path) => [path, expected[path]]));
     expect(JSON.parse(printed!)).toEqual(wanted);
     expect(small.map((path) => files[path]!.length)).toEqual(expect.arrayContaining([0, 1, 1024, 1025, WORKERD_LIMIT]));
+  }, 60_000);
+
+  // wrangler bundles its dependencies (workers-sdk CONTRIBUTING, "The
+  // Rule"); blake3-wasm is kept external only because it "blows up when
+  // bundled" (scripts/deps.ts). blake3-kit/compat bundled the way
+  // packages/wrangler/scripts/bundle.ts bundles wrangler-dist: esbuild,
+  // platform node, format cjs, minified, with its import.meta.url shim; the
+  // one file then runs in a folder with nothing else in it (and, on x86-64
+  // Linux, in one where npm installed only the platform package).
+  it.each(here ? ['wasm-simd', 'native+wasm-simd'] : ['wasm-simd'])(
+    'bundled as wrangler bundles its dependencies, it runs alone and gives the same manifest on %s',
+    async (backend) => {
+      const project = projects['wasm-simd']!;
+      writeFileSync(join(project, 'wrangler-manifest.cjs'), manifestScript('blake3-kit/compat', BACKEND));
+      writeFileSync(join(project, 'import_meta_url.js'), "export const import_meta_url = require('node:url').pathToFileURL(__filename);\n");
+      const outdir = join(project, 'wrangler-dist');
+      await build({
+        absWorkingDir: project,
+        entryPoints: ['wrangler-manifest.cjs'],
+        bundle: true,
+        outdir,
+        platform: 'node',
+        format: 'cjs',
+        minify: true,
+        sourcemap: true,
+        external: ['fsevents', 'esbuild', 'miniflare'],
+        inject: [join(project, 'import_meta_url.js')],
+        define: { 'import.meta.url': 'import_meta_url' },
+        logLevel: 'error',
+      });
+      expect(readdirSync(outdir).sort()).toEqual(['wrangler-manifest.js', 'wrangler-manifest.js.map']);
+      const bundled = join(outdir, 'wrangler-manifest.js');
+      const where = join(dir, `alone-${backend.replace(/\W/g, '-')}`);
+      mkdirSync(where, { recursive: true });
+      if (backend !== 'wasm-simd') {
+        const installed = join(projects[backend]!, 'node_modules', `blake3-kit-${TRIPLE}`);
+        cpSync(installed, join(where, 'node_modules', `blake3-kit-${TRIPLE}`), { recursive: true });
+      }
+      copyFileSync(bundled, join(where, 'cli.js'));
+      const [expected, actual] = await Promise.all([reference, manifest(where, './cli.js', assets, 'undefined', 'cli.js')]);
+      expect(actual.backend).toBe(backend);
+      expect(actual.manifest).toEqual(expected.manifest);
+      const bytes = readFileSync(bundled);
+      console.log(
+        `wrangler-style bundle with blake3-kit/compat: ${bytes.length} B, ${gzipSync(bytes, { level: 9 }).length} B gzip; ${backend} ${actual.ms} ms`,
+      );
+    },
+    60_000,
+  );
+
+  it("gives PR #14334's golden asset name, synchronously, in the bundle", async () => {
+    const project = projects['wasm-simd']!;
+    writeFileSync(
+      join(project, 'golden.cjs'),
+      "const { hash } = require('blake3-kit/compat');\nconsole.log(hash(Buffer.from('test file content').toString('base64') + 'js').toString('hex').slice(0, 32));\n",
+    );
+    const out = join(dir, 'golden', 'golden.js');
+    await build({
+      absWorkingDir: project,
+      entryPoints: ['golden.cjs'],
+      bundle: true,
+      outfile: out,
+      platform: 'node',
+      format: 'cjs',
+      minify: true,
+      logLevel: 'error',
+    });
+    const { stdout } = await run(process.execPath, [out], { cwd: dirname(out), timeout: 30_000 });
+    expect(stdout.trim()).toBe('b41bdcbc16962c4e5d7e14d7c9103695');
   }, 60_000);
 });

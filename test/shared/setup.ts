@@ -28,7 +28,7 @@ export async function load() {
 }
 
 /** load() through 'blake3-kit/bao', for files that use content addressing
- * or hashMany: in browsers its module has the exports they need. */
+ * or hashMany, as their users would import it. */
 export async function loadBao() {
   const b3 = await initBao({ backend } as never);
   expect(b3.backend).toBe(expected[backend]);

@@ -17,8 +17,7 @@ import { instantiate, loadedModule } from '../../src/wasm/load.js';
 import { openSubtree } from '../../src/wasm/subtree.js';
 import { loadBao, random } from '../shared/setup.js';
 
-// The bao entry's module: every export (in browsers 'blake3-kit' loads the
-// hashing-only module, the same code with fewer exports).
+// The bao entry's init() (in every entry the same module of each flavour).
 await loadBao();
 const module = loadedModule();
 
