@@ -39,7 +39,7 @@ pub fn hash_many(kernel: Kernel, items: &Items, count: usize, key: &Words, flags
     let mut i = 0;
     while i < count {
         let Some(input) = items.get(i) else { return };
-        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        #[cfg(blake3_kit_simd)]
         if kernel.lanes() && out_len <= lanes::CV_BYTES && lanes::fits(input.len()) {
             let mut group = [input; 4];
             let mut n = 1;
@@ -75,7 +75,7 @@ fn hash_one(kernel: Kernel, input: &[u8], key: &Words, flags: u32, out: &mut [u8
     tree::hash_all(kernel, input, key, flags).root_fill(kernel, 0, out);
 }
 
-#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+#[cfg(blake3_kit_simd)]
 mod lanes {
     use crate::kernel::wasm_simd::hash4_same_counter;
     use crate::kernel::{bytes_from_words, Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, PARENT, ROOT};

@@ -18,13 +18,13 @@
 //! wasm. Where four lanes lose to one chunk at a time (Bun), JS turns them
 //! off with `set_lanes`.
 
-#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+#[cfg(blake3_kit_simd)]
 mod lanes;
 pub mod portable;
-#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+#[cfg(blake3_kit_simd)]
 pub mod rows;
 mod spec;
-#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+#[cfg(blake3_kit_simd)]
 pub mod wasm_simd;
 
 pub use spec::*;
@@ -36,14 +36,14 @@ pub use spec::*;
 /// hold 32 live v128 values: V8 runs them 2.1x faster than one chunk at a
 /// time, Bun's JavaScriptCore 0.66x (293 against 444 MB/s at 16 KiB, Intel
 /// Xeon, `bench/lanes.mjs`; src/wasm/blocks.ts has every engine's figures).
-#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+#[cfg(blake3_kit_simd)]
 static CODE: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
-#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+#[cfg(blake3_kit_simd)]
 const WORDS: u32 = 1;
-#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+#[cfg(blake3_kit_simd)]
 const NO_LANES: u32 = 2;
 
-#[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+#[cfg(blake3_kit_simd)]
 fn set_code_bit(bit: u32, on: bool) {
     use core::sync::atomic::Ordering::Relaxed;
     let code = CODE.load(Relaxed);
@@ -53,35 +53,35 @@ fn set_code_bit(bit: u32, on: bool) {
 /// Single blocks on `u32` words (true) or row-wise (false); returns whether
 /// this build can do what was asked: the scalar build has only words.
 pub fn set_word_blocks(words: bool) -> bool {
-    #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+    #[cfg(blake3_kit_simd)]
     {
         set_code_bit(WORDS, words);
         true
     }
-    #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+    #[cfg(not(blake3_kit_simd))]
     words
 }
 
 /// Four chunks, parents or output blocks at once (true) or one at a time
 /// (false); returns whether this build can: the scalar build has no lanes.
 pub fn set_lanes(lanes: bool) -> bool {
-    #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+    #[cfg(blake3_kit_simd)]
     {
         set_code_bit(NO_LANES, !lanes);
         true
     }
-    #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+    #[cfg(not(blake3_kit_simd))]
     !lanes
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// The scalar build's only kernel.
-    #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+    #[cfg(not(blake3_kit_simd))]
     Portable,
     /// The SIMD build: single blocks row-wise or on words, and four chunks
     /// or parents at once in v128 lanes or not (see `CODE`).
-    #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+    #[cfg(blake3_kit_simd)]
     Simd128 { words: bool, lanes: bool },
 }
 
@@ -90,21 +90,21 @@ impl Kernel {
     /// build's with the code JS chose (`set_word_blocks`, `set_lanes`).
     #[inline(always)]
     pub fn detect() -> Kernel {
-        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        #[cfg(blake3_kit_simd)]
         let kernel = {
             let code = CODE.load(core::sync::atomic::Ordering::Relaxed);
             Kernel::Simd128 { words: code & WORDS != 0, lanes: code & NO_LANES == 0 }
         };
-        #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(not(blake3_kit_simd))]
         let kernel = Kernel::Portable;
         kernel
     }
 
     /// Whether single blocks run on `u32` words.
     pub fn word_blocks(self) -> bool {
-        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        #[cfg(blake3_kit_simd)]
         let Kernel::Simd128 { words, .. } = self;
-        #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(not(blake3_kit_simd))]
         let words = true;
         words
     }
@@ -112,9 +112,9 @@ impl Kernel {
     /// Whether four chunks, parents or output blocks go at once.
     #[inline(always)]
     pub fn lanes(self) -> bool {
-        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        #[cfg(blake3_kit_simd)]
         let Kernel::Simd128 { lanes, .. } = self;
-        #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(not(blake3_kit_simd))]
         let lanes = false;
         lanes
     }
@@ -123,11 +123,11 @@ impl Kernel {
     #[inline(always)]
     pub fn compress_in_place(self, cv: &mut Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) {
         match self {
-            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+            #[cfg(not(blake3_kit_simd))]
             Kernel::Portable => portable::compress_in_place(cv, block, block_len, counter, flags),
-            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(blake3_kit_simd)]
             Kernel::Simd128 { words: false, .. } => rows::compress_in_place(cv, block, block_len, counter, flags),
-            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(blake3_kit_simd)]
             Kernel::Simd128 { words: true, .. } => portable::compress_in_place(cv, block, block_len, counter, flags),
         }
     }
@@ -136,11 +136,11 @@ impl Kernel {
     #[inline(always)]
     pub fn compress_xof(self, cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, flags: u32) -> [u8; BLOCK_LEN] {
         match self {
-            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+            #[cfg(not(blake3_kit_simd))]
             Kernel::Portable => portable::compress_xof(cv, block, block_len, counter, flags),
-            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(blake3_kit_simd)]
             Kernel::Simd128 { words: false, .. } => rows::compress_xof(cv, block, block_len, counter, flags),
-            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(blake3_kit_simd)]
             Kernel::Simd128 { words: true, .. } => portable::compress_xof(cv, block, block_len, counter, flags),
         }
     }
@@ -157,7 +157,7 @@ impl Kernel {
         flags: u32,
         out: &mut [u8; 4 * BLOCK_LEN],
     ) {
-        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        #[cfg(blake3_kit_simd)]
         if self.lanes() {
             return wasm_simd::xof4(cv, block, block_len, counter, flags, out);
         }
@@ -180,9 +180,9 @@ impl Kernel {
     #[inline(always)]
     pub fn hash_chunks(self, chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
         match self {
-            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+            #[cfg(not(blake3_kit_simd))]
             Kernel::Portable => portable::hash_chunks(chunks, key, counter, flags, out),
-            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(blake3_kit_simd)]
             Kernel::Simd128 { .. } => {
                 let done = if self.lanes() { wasm_simd::hash_chunks(chunks, key, counter, flags, out) } else { 0 };
                 if done < chunks.len() {
@@ -200,7 +200,7 @@ impl Kernel {
         let Some((last, before)) = chunks.split_last() else { return *key };
         // As fast as hashing them all: the open chunk's value is taken on
         // the way (A/B, raw updates of 2-64 KiB: see tree.rs).
-        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        #[cfg(blake3_kit_simd)]
         if let ([first], Some(out)) = (before, out.first_mut()) {
             let [cv, open] = rows::hash_chunk_pair(first, &last[..CHUNK_LEN - BLOCK_LEN], key, counter, flags, true);
             *out = cv;
@@ -222,7 +222,7 @@ impl Kernel {
 
     /// Chunks `first..` (a last single one), a block at a time on the
     /// chosen single-block code. Out of line: one copy for every caller.
-    #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+    #[cfg(blake3_kit_simd)]
     #[inline(never)]
     fn single_chunks(self, chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words], first: usize) {
         let last = CHUNK_LEN / BLOCK_LEN - 1;
@@ -241,14 +241,14 @@ impl Kernel {
     #[inline(always)]
     pub fn hash_chunk_and_tail(self, chunk: &[u8; CHUNK_LEN], tail: &[u8], key: &Words, counter: u64, flags: u32) -> Option<[Words; 2]> {
         match self {
-            #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+            #[cfg(not(blake3_kit_simd))]
             Kernel::Portable => {
                 let _ = (chunk, tail, key, counter, flags);
                 None
             }
-            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(blake3_kit_simd)]
             Kernel::Simd128 { words: false, .. } => Some(rows::hash_chunk_pair(chunk, tail, key, counter, flags, false)),
-            #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(blake3_kit_simd)]
             Kernel::Simd128 { words: true, .. } => {
                 let _ = (chunk, tail, key, counter, flags);
                 None
@@ -260,9 +260,9 @@ impl Kernel {
     /// the pairs `(cvs[2i], cvs[2i + 1])`. Never a root.
     #[inline(always)]
     pub fn hash_parents(self, cvs: &mut [Words], key: &Words, flags: u32) {
-        #[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+        #[cfg(not(blake3_kit_simd))]
         let done = 0;
-        #[cfg(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128"))]
+        #[cfg(blake3_kit_simd)]
         let done = if self.lanes() { wasm_simd::hash_parents(cvs, key, flags) } else { 0 };
         if done < cvs.len() / 2 {
             self.parents_from(cvs, key, flags, done);

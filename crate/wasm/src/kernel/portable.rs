@@ -40,7 +40,7 @@
 //!   (callgrind).
 
 use super::spec::{Words, BLOCK_LEN, IV, MSG_SCHEDULE};
-#[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+#[cfg(not(blake3_kit_simd))]
 use super::spec::{CHUNK_END, CHUNK_LEN, CHUNK_START};
 
 #[inline(always)]
@@ -132,7 +132,7 @@ pub fn compress_xof(cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter
 }
 
 /// The chaining value of one whole chunk.
-#[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+#[cfg(not(blake3_kit_simd))]
 fn hash_chunk(chunk: &[u8; CHUNK_LEN], key: &Words, counter: u64, flags: u32) -> Words {
     let mut cv = *key;
     for (i, block) in chunk.as_chunks::<BLOCK_LEN>().0.iter().enumerate() {
@@ -152,7 +152,7 @@ fn hash_chunk(chunk: &[u8; CHUNK_LEN], key: &Words, counter: u64, flags: u32) ->
 /// rounds with the chaining value updated in place, as the hot loop of large
 /// inputs. (The SIMD build hashes chunks four at a time, and a last single
 /// chunk on the single-block code JS chose: mod.rs.)
-#[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+#[cfg(not(blake3_kit_simd))]
 #[inline(never)]
 fn compress_chunk_block(cv: &mut Words, block: &[u8; BLOCK_LEN], counter: u64, flags: u32) {
     let v = rounds(cv, &message(block), BLOCK_LEN as u32, counter, flags);
@@ -162,7 +162,7 @@ fn compress_chunk_block(cv: &mut Words, block: &[u8; BLOCK_LEN], counter: u64, f
 }
 
 /// Chaining values of whole chunks (the scalar build's bulk path).
-#[cfg(not(all(feature = "simd", target_arch = "wasm32", target_feature = "simd128")))]
+#[cfg(not(blake3_kit_simd))]
 pub fn hash_chunks(chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) {
     for (i, (chunk, cv)) in chunks.iter().zip(out.iter_mut()).enumerate() {
         *cv = hash_chunk(chunk, key, counter + i as u64, flags);
