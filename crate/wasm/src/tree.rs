@@ -446,7 +446,13 @@ impl Hasher {
         let chunks = chunks.get(..chunks.len().min(BATCH_CHUNKS)).unwrap_or_default();
         let Some((last, _)) = chunks.split_last() else { return };
         let mut cvs = [[0u32; 8]; BATCH_CHUNKS];
-        let open_cv = kernel.hash_chunks_but_last(chunks, &self.key, counter, flags, &mut cvs);
+        let key = self.key;
+        let open_cv = kernel.hash_chunks_but_last(chunks, &key, counter, flags, &mut cvs, |last, counter| {
+            // Its first 15 blocks through the chunk state's code.
+            let mut state = ChunkState::new(&key, counter, flags);
+            state.update(kernel, last);
+            state.cv
+        });
         let mut start = 0;
         let mut size = chunks.len() / 2;
         while size >= 1 {

@@ -194,30 +194,37 @@ impl Kernel {
 
     /// Chaining values of whole chunks numbered from `counter` but the
     /// last, into `out`; returns the last one's chaining value after 15 of
-    /// its 16 blocks (its last block stays in a chunk state, see
-    /// tree.rs). Never a root.
-    pub fn hash_chunks_but_last(self, chunks: &[[u8; CHUNK_LEN]], key: &Words, counter: u64, flags: u32, out: &mut [Words]) -> Words {
+    /// its 16 blocks (its last block stays in a chunk state, see tree.rs),
+    /// taken on the way by the lanes where they can, else by `open`, the
+    /// tree's chunk-state code (passed in: the kernel knows nothing of the
+    /// tree). Never a root.
+    pub fn hash_chunks_but_last(
+        self,
+        chunks: &[[u8; CHUNK_LEN]],
+        key: &Words,
+        counter: u64,
+        flags: u32,
+        out: &mut [Words],
+        open: impl FnOnce(&[u8; CHUNK_LEN], u64) -> Words,
+    ) -> Words {
         let Some((last, before)) = chunks.split_last() else { return *key };
         // As fast as hashing them all: the open chunk's value is taken on
         // the way (A/B, raw updates of 2-64 KiB: see tree.rs).
         #[cfg(blake3_kit_simd)]
         if let ([first], Some(out)) = (before, out.first_mut()) {
-            let [cv, open] = rows::hash_chunk_pair(first, &last[..CHUNK_LEN - BLOCK_LEN], key, counter, flags, true);
+            let [cv, opened] = rows::hash_chunk_pair(first, &last[..CHUNK_LEN - BLOCK_LEN], key, counter, flags, true);
             *out = cv;
-            return open;
+            return opened;
         } else if let (Some((head, group)), true) = (chunks.split_last_chunk::<4>(), self.lanes()) {
             self.hash_chunks(head, key, counter, flags, out);
-            let (cvs, open) = wasm_simd::hash4_open(group, key, counter + head.len() as u64, flags);
+            let (cvs, opened) = wasm_simd::hash4_open(group, key, counter + head.len() as u64, flags);
             for (out, cv) in out.iter_mut().skip(head.len()).zip(&cvs[..3]) {
                 *out = *cv;
             }
-            return open;
+            return opened;
         }
         self.hash_chunks(before, key, counter, flags, out);
-        // Through the chunk state's code, not a copy of the compression here.
-        let mut state = crate::tree::ChunkState::new(key, counter + before.len() as u64, flags);
-        state.update(self, last);
-        state.cv
+        open(last, counter + before.len() as u64)
     }
 
     /// Chunks `first..` (a last single one), a block at a time on the
