@@ -14,6 +14,11 @@ export class StdoutError extends Error {
   }
 }
 
+/** Characters Gathered holds before it writes. --check on 10^5 small
+ * files: 1.16 s with it, 1.54 s with a write per line (b3sum, 0.76 s,
+ * writes a line at a time too, but a write costs Node more). */
+const FLUSH_AT = 32 * 1024;
+
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /** A descriptor inherited non-blocking from the parent: wait, then retry. */
@@ -22,12 +27,12 @@ function retryLater(error: unknown): void {
   Atomics.wait(sleeper, 0, 0, 1);
 }
 
-/** Reads what is there, 0 at end of file. Rust reads a closed stdin
- * (EBADF) as empty, and so does this. */
-export function readSome(fd: number, buffer: Buffer): number {
+/** Reads what is there into `buffer` from `offset` on, 0 at end of file.
+ * Rust reads a closed stdin (EBADF) as empty, and so does this. */
+export function readSome(fd: number, buffer: Buffer, offset = 0): number {
   for (;;) {
     try {
-      return readSync(fd, buffer, 0, buffer.length, null);
+      return readSync(fd, buffer, offset, buffer.length - offset, null);
     } catch (error) {
       if (fd === 0 && (error as { code?: string }).code === 'EBADF') return 0;
       retryLater(error);
@@ -50,6 +55,30 @@ export function out(data: string | Uint8Array): void {
     writeAll(1, typeof data === 'string' ? Buffer.from(data) : data);
   } catch (error) {
     throw new StdoutError((error as { code?: string }).code);
+  }
+}
+
+/**
+ * stdout for many short lines (--check's answers): gathered, and written
+ * once `FLUSH_AT` characters are waiting or when flush() is called. Call it
+ * before anything that may wait (reading a checkfile, which may be a pipe;
+ * a FIFO) and before each line on stderr, so that output keeps pace with
+ * input and both streams keep b3sum's order. A failed write throws
+ * StdoutError at that flush, as out() does.
+ */
+export class Gathered {
+  #text = '';
+
+  write(text: string): void {
+    this.#text += text;
+    if (this.#text.length >= FLUSH_AT) this.flush();
+  }
+
+  flush(): void {
+    if (this.#text.length === 0) return;
+    const text = this.#text;
+    this.#text = '';
+    out(text);
   }
 }
 

@@ -5,7 +5,8 @@
 // by the official crate on all cores (memory-mapped unless --no-mmap, up to
 // the size at open), everything else is read to its end, whatever size it
 // reports (procfs says 0, sysfs 4096), and a file that shrinks is hashed as
-// far as it goes. Memory stays flat for any file size.
+// far as it goes. Memory stays flat for any file size. --check reads small
+// regular files itself (check.ts).
 
 import { configureParallel, init, toHex, type Blake3, type Blake3Hasher, type KeyOption } from '../node.js';
 import { parseOptions, UsageError, type Options } from './args.js';

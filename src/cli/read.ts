@@ -10,15 +10,20 @@ import { Progress } from './progress.js';
 
 export const STDIN = Buffer.from('-');
 
-/** Chunks of stdin, or of the file at `path`, read in order to EOF. Each
- * call has its own buffer: a checkfile's chunk must outlive the hashing of
- * the files it names. */
-export function* chunks(path: Buffer): Generator<Buffer> {
+/** Chunks of stdin, or of the file at `path`, read in order to EOF, with
+ * `beforeRead` called before each read. Each call has its own buffer: a
+ * checkfile's chunk must outlive the hashing of the files it names. */
+export function* chunks(path: Buffer, beforeRead?: () => void): Generator<Buffer> {
   const stdin = path.equals(STDIN);
   const fd = stdin ? 0 : openSync(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(64 * 1024);
-    for (let read: number; (read = readSome(fd, buffer)) > 0; ) yield buffer.subarray(0, read);
+    for (;;) {
+      beforeRead?.();
+      const read = readSome(fd, buffer);
+      if (read === 0) return;
+      yield buffer.subarray(0, read);
+    }
   } finally {
     if (!stdin) closeSync(fd);
   }

@@ -2,7 +2,7 @@
 // arguments, same files, same stdin; stdout must match byte for byte, and the
 // exit code and error messages too (b3sum's name swapped for ours).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -410,5 +410,156 @@ describe('blake3-kit CLI against b3sum: adversarial cases', () => {
     same(['--derive-key', 'c'.repeat(3000), '--seek', '18446744073709551610', 'one-chunk', 'sixteen-k-minus-one']);
     same(['--seek', '18446744073709551615', '-'], bytes(3 * 1024 * 1024 + 5, 12));
     same(['--no-mmap', '--tag', '--seek', '18446744073709551614', '-l', '3', ...names]);
+  });
+});
+
+// --check on a checkfile of many small files, as a backup manifest is: the
+// same bytes as b3sum, and the shape of the work that makes it as fast
+// (src/cli/check.ts): a small regular file is checked without a turn of the
+// event loop, and the answers reach stdout in a few large writes, not one
+// per line. Both are counted in the child by a preload, not timed: with a
+// promise per file (feed() for every line) it took a turn or more per line,
+// and with a write per line as many writes as lines.
+describe('blake3-kit --check on many small files', () => {
+  const SMALL = 2000;
+  mkdirSync(join(dir, 'many'));
+  // 0 to 16 KiB - 1 bytes (the CLI reads those itself), the edges first.
+  const small = Array.from({ length: SMALL }, (_, i) => {
+    const size = i < 8 ? [0, 1, 63, 64, 1023, 1024, 1025, 16 * 1024 - 1][i]! : Math.floor(2 ** (((i * 7919) % 1400) / 100));
+    const name = `many/${i}.bin`;
+    writeFileSync(join(dir, name), bytes(size, i + 100));
+    return name;
+  });
+  // The other path: 16 KiB and more, and links.
+  writeFileSync(join(dir, 'many/sixteen-k'), bytes(16 * 1024, 20));
+  writeFileSync(join(dir, 'many/sixty-four-k-plus-one'), bytes(64 * 1024 + 1, 21));
+  symlinkSync('5.bin', join(dir, 'many/link'));
+  symlinkSync('nowhere', join(dir, 'many/dangling'));
+  symlinkSync('loop', join(dir, 'many/loop'));
+  symlinkSync('../a-directory', join(dir, 'many/dir-link'));
+
+  /** b3sum's checkfile of `paths`, in batches (ARG_MAX). */
+  const sumsOf = (paths: string[]) => {
+    const parts: Buffer[] = [];
+    for (let i = 0; i < paths.length; i += 500) parts.push(run(['b3sum'], paths.slice(i, i + 500)).stdout);
+    return Buffer.concat(parts);
+  };
+  const smallSums = sumsOf(small);
+  writeFileSync(join(dir, 'small-sums'), smallSums);
+  /** Lines [from, to) of the small files' checkfile, each with its newline. */
+  const smallLines = (from: number, to: number) => smallSums.toString('latin1').split('\n').slice(from, to).join('\n').concat('\n');
+
+  // In the child: turns of the event loop (an unref'd immediate that re-arms
+  // itself runs once a turn and keeps nothing alive) and writes to fd 1,
+  // saved to CHECK_COUNTS at exit. fs.writeSync is replaced before the CLI's
+  // `import { writeSync }` binds it (syncBuiltinESMExports).
+  const preload = join(dir, 'count-turns.mjs');
+  writeFileSync(
+    preload,
+    `import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+const counts = { turns: 0, stdoutWrites: 0 };
+const turn = () => { counts.turns++; setImmediate(turn).unref(); };
+setImmediate(turn).unref();
+const writeSync = fs.writeSync;
+fs.writeSync = function (fd, ...rest) {
+  if (fd === 1) counts.stdoutWrites++;
+  return writeSync.call(this, fd, ...rest);
+};
+syncBuiltinESMExports();
+process.on('exit', () => fs.writeFileSync(process.env.CHECK_COUNTS, JSON.stringify(counts)));
+`,
+  );
+  /** Our command under the preload: its run, and what it counted. */
+  const counted = (args: string[]) => {
+    const file = join(dir, 'counts.json');
+    rmSync(file, { force: true });
+    const result = spawnSync(process.execPath, ['--import', preload, cli, ...args], {
+      cwd: dir,
+      env: { ...process.env, CHECK_COUNTS: file },
+      maxBuffer: 1 << 28,
+    });
+    const counts: { turns: number; stdoutWrites: number } = JSON.parse(readFileSync(file, 'utf8'));
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr.toString(), ...counts };
+  };
+
+  it('answers as b3sum does, without a turn of the event loop or a write per line', () => {
+    const theirs = run(['b3sum'], ['--check', 'small-sums']);
+    expect(theirs.status).toBe(0);
+    const ours = counted(['--check', 'small-sums']);
+    expect(ours.stdout.toString('latin1')).toBe(theirs.stdout.toString('latin1'));
+    expect(ours.stderr).toBe('');
+    expect(ours.status).toBe(0);
+    // Start-up (compiling the wasm, loading the addon) takes a few dozen
+    // turns; a turn per file would be 2000 or more.
+    expect(ours.turns).toBeLessThan(SMALL / 10);
+    // ~80 KB of answers: a handful of writes, not one per line.
+    expect(ours.stdoutWrites).toBeLessThan(SMALL / 100);
+    const quiet = counted(['--check', '--quiet', 'small-sums']);
+    expect(quiet.stdout.length).toBe(0);
+    expect(quiet.status).toBe(0);
+    expect(quiet.turns).toBeLessThan(SMALL / 10);
+  });
+
+  it('checks every other kind of line as b3sum does, in order, with --quiet too', () => {
+    const good = sumsOf([
+      'many/sixteen-k',
+      'many/sixty-four-k-plus-one',
+      'five-mib',
+      'many/link',
+      'with space',
+      'new\nline',
+      'back\\slash',
+      'many/3.bin',
+    ]);
+    const hash = run(['b3sum'], ['--no-names', 'many/3.bin']).stdout.toString().trim();
+    const wrong = `${hash.slice(0, 63)}${hash[63] === '0' ? '1' : '0'}`;
+    const lines = [
+      smallLines(0, 300),
+      good.toString('latin1'),
+      ...[
+        `${wrong}  many/4.bin`,
+        `${hash}  missing`,
+        `${hash}  many/missing`,
+        `${hash}  many/3.bin/below-a-file`,
+        `${hash}  a-directory`,
+        `${hash}  many/dir-link`,
+        `${hash}  many/dangling`,
+        `${hash}  many/loop`,
+        `${hash}  /proc/version`,
+        'garbage line',
+        '',
+        `${hash}  many/3.bin`,
+        `BLAKE3 (many/3.bin) = ${hash}`,
+        `BLAKE3 (many/4.bin) = ${wrong}`,
+        `${hash.toUpperCase()}  many/3.bin`,
+      ].map((line) => `${line}\n`),
+      smallLines(300, 600),
+    ].join('');
+    writeFileSync(join(dir, 'small-mixed'), lines, 'latin1');
+    expect(same(['--check', 'small-mixed']).status).toBe(1);
+    same(['--check', '--quiet', 'small-mixed']);
+    same(['-c', 'small-sums', 'small-mixed', 'no-such-checkfile', 'small-sums']);
+    // A checkfile on stdin, and a line that names stdin.
+    same(['-c', '-'], Buffer.from(lines, 'latin1'));
+    const input = bytes(100_000, 7);
+    writeFileSync(join(dir, 'small-stdin'), smallLines(0, 10) + run(['b3sum'], ['-'], input).stdout.toString() + smallLines(10, 20));
+    same(['-c', 'small-stdin'], input);
+  });
+
+  it('reads procfs to its end past its read buffer, and FIFOs as they flow', () => {
+    // /proc/kallsyms reports 0 bytes and holds megabytes (many of the CLI's
+    // 64 KiB buffers); used where it reads the same twice.
+    const kallsyms = run(['b3sum'], ['/proc/kallsyms']);
+    if (kallsyms.status === 0 && kallsyms.stdout.equals(run(['b3sum'], ['/proc/kallsyms']).stdout)) {
+      writeFileSync(join(dir, 'small-proc'), kallsyms.stdout.toString() + smallLines(0, 30));
+      same(['-c', 'small-proc']);
+    }
+    writeFileSync(join(dir, 'fifo-content'), bytes(200_000, 9));
+    const fifoLine = run(['b3sum'], ['fifo-content']).stdout.toString().replace('fifo-content', 'fifo');
+    writeFileSync(join(dir, 'small-fifo'), smallLines(0, 20) + fifoLine + smallLines(20, 40));
+    // A FIFO made afresh for each command; its writer gives up after a
+    // minute and never holds the run's pipes.
+    sameRaw({ args: ['-c', 'small-fifo'], before: "rm -f fifo; mkfifo fifo; timeout 60 sh -c 'cat fifo-content > fifo' > /dev/null 2>&1 &" });
   });
 });
