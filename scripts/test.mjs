@@ -31,7 +31,8 @@ const manifest = join(root, 'crate', 'Cargo.toml');
 const AARCH64 = 'aarch64-unknown-linux-gnu';
 
 const STEPS = {
-  // Import cycles in src/ (dependency-cruiser, .dependency-cruiser.cjs).
+  // Import cycles in src/ (dependency-cruiser, .dependency-cruiser.cjs) and
+  // module cycles in crate/ (rust-cycles.mjs).
   lint: {
     label: 'lint, format (biome), import cycles',
     run: () =>
@@ -39,6 +40,7 @@ const STEPS = {
         biomeCheck('lint'),
         biomeCheck('format'),
         [join(root, 'node_modules', '.bin', 'depcruise'), ['src', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'err']],
+        [process.execPath, [join(root, 'scripts', 'rust-cycles.mjs')]],
       ]),
   },
   // The tests as vitest compiles them get no type check: tsc does it here.

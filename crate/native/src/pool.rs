@@ -127,12 +127,6 @@ impl Absorb for Hasher {
     }
 }
 
-impl Absorb for crate::Resumable {
-    fn absorb(&mut self, pool: &Pool, bytes: &[u8]) -> Result<(), InvalidArg> {
-        self.update_with(Some(pool), bytes)
-    }
-}
-
 /// The process-wide pool; `None` until first used or configured.
 static CURRENT: RwLock<Option<Arc<Pool>>> = RwLock::new(None);
 

@@ -442,6 +442,12 @@ impl Resumable {
     }
 }
 
+impl pool::Absorb for Resumable {
+    fn absorb(&mut self, pool: &Pool, bytes: &[u8]) -> Result<(), InvalidArg> {
+        self.update_with(Some(pool), bytes)
+    }
+}
+
 /// `input`, whole chunks from chunk `counter` (a multiple of SUBTREE_MIN)
 /// on, as aligned power-of-two subtrees: (first chunk, offset, chunks).
 fn subtree_spans(mut counter: u64, input: &[u8]) -> Vec<(u64, usize, u64)> {
