@@ -547,6 +547,16 @@ process.on('exit', () => fs.writeFileSync(process.env.CHECK_COUNTS, JSON.stringi
     same(['-c', 'small-stdin'], input);
   });
 
+  it('checks the 32 output bytes from --seek on, as b3sum does, past 2^64 - 1 too', () => {
+    const files = [...names, 'many/0.bin', 'many/7.bin', 'many/sixteen-k'];
+    for (const seek of ['5', '18446744073709551600', '18446744073709551615']) {
+      writeFileSync(join(dir, 'seek-sums'), run(['b3sum'], ['--seek', seek, ...files]).stdout);
+      expect(same(['--seek', seek, '-c', 'seek-sums']).status).toBe(0);
+      expect(same(['-c', 'seek-sums']).status).toBe(1);
+    }
+    same(['--seek', '64', '-c', 'small-sums']);
+  });
+
   it('reads procfs to its end past its read buffer, and FIFOs as they flow', () => {
     // /proc/kallsyms reports 0 bytes and holds megabytes (many of the CLI's
     // 64 KiB buffers); used where it reads the same twice.
