@@ -32,6 +32,44 @@ const compatPageAliases = [{ find: /^fs$/, replacement: fileURLToPath(new URL('.
 const shared = ['test/shared/**/*.test.ts'];
 // The wasm glue's own internals (subtrees, wasm memory, the raw exports).
 const wasm = ['test/wasm/**/*.test.ts'];
+// Every Node test runs in every Node project unless it is listed here: a
+// new test runs on the addon too without anyone remembering to add it.
+const node = ['test/node/**/*.test.ts'];
+const nodeFile = (name: string) => `test/node/${name}.test.ts`;
+// Tests of the package as a whole (its tarball in consumer projects, its
+// build, docs and lint rules) or that start their own backends in child
+// processes: once, in node-simd.
+const nodeOnce = [
+  'arm64',
+  'bench-lock',
+  'bundlers',
+  'compat-exports',
+  'examples',
+  'example-page',
+  'hash-in-parts',
+  'inline-entry',
+  'install',
+  'lint-rules',
+  'memory-bounds',
+  'node-bundles',
+  'package',
+  'readme-links',
+  'resume-page',
+  'runtimes',
+  'types',
+  'vectors-fresh',
+  'verified-download',
+  'wrangler',
+].map(nodeFile);
+// The wasm modules and their workers: kernels module against module, the
+// known-answer test at init() against a broken build, init()'s module
+// sources, the worker pool's replies, warnings and life (the addon hashes
+// in parallel on its own threads).
+const wasmOnly = ['init', 'kernels', 'parallel', 'self-test', 'worker-warnings'].map(nodeFile);
+// The addon's own API and Node's default routing, which only the auto
+// project has loaded; async-native needs the addon (auto and native).
+const autoOnly = ['addon', 'native', 'native-safety', 'cli'].map(nodeFile);
+const nativeOnly = ['async-native'].map(nodeFile);
 
 const chromium = playwright({
   launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'] },
@@ -42,9 +80,9 @@ function nodeProject(flavour: 'simd' | 'scalar'): TestProjectInlineConfiguration
     resolve: { alias: aliases('node') },
     test: {
       name: `node-${flavour}`,
-      include: [...shared, ...wasm, 'test/node/**/*.test.ts', ...(flavour === 'simd' ? compatNode : [])],
-      // The CLI and the example page pick their own backend: testing them once is enough.
-      exclude: ['test/node/native.test.ts', 'test/node/async-native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', ...(flavour === 'simd' ? [] : ['test/node/cli.test.ts', 'test/node/example-page.test.ts'])],
+      include: [...shared, ...wasm, ...node, ...(flavour === 'simd' ? compatNode : [])],
+      // The CLI picks its own backend: simd and auto test it.
+      exclude: [...autoOnly.filter((file) => file !== nodeFile('cli') || flavour === 'scalar'), ...nativeOnly, ...(flavour === 'simd' ? [] : nodeOnce)],
       // wasm only, also in the child processes tests start (CLI, package).
       env: { BLAKE3_KIT_BACKEND: 'wasm' },
       provide: { flavour, backend: `wasm-${flavour}` },
@@ -61,21 +99,9 @@ function nativeProject(backend: 'native' | 'auto'): TestProjectInlineConfigurati
     resolve: { alias: aliases('node') },
     test: {
       name: `node-${backend}`,
-      include: [
-        ...shared,
-        'test/node/file.test.ts',
-        'test/node/update-from-file.test.ts',
-        'test/node/fifo.test.ts',
-        'test/node/odd-files.test.ts',
-        'test/node/large.test.ts',
-        'test/node/async-native.test.ts',
-        // auto routes each size to native or wasm-simd, each raced in its own project.
-        ...(backend === 'native' ? ['test/node/bao-race.test.ts'] : []),
-        'test/node/bao-fuzz.test.ts',
-        ...(backend === 'auto'
-          ? ['test/node/native.test.ts', 'test/node/native-safety.test.ts', 'test/node/addon.test.ts', 'test/node/cli.test.ts', ...compatNode]
-          : []),
-      ],
+      include: [...shared, ...node, ...(backend === 'auto' ? compatNode : [])],
+      // auto routes each size to native or wasm-simd, each raced in its own project.
+      exclude: [...nodeOnce, ...wasmOnly, ...(backend === 'auto' ? [nodeFile('bao-race')] : autoOnly)],
       env: { BLAKE3_KIT_BACKEND: backend },
       provide: { flavour: 'simd', backend },
       ...nodeRun,

@@ -16,11 +16,6 @@ const modes = [
   { name: 'derive_key', ours: { context: CONTEXT }, theirs: { context: utf8.encode(CONTEXT) } },
 ] as const;
 
-/** The native engine gains saved states separately: until it has them, save
- * says so, and these tests skip there with that reason. */
-const unsupported = thrownBy(() => b3.createHasher().save());
-const notYet = unsupported instanceof Error && /not supported by this backend/.test(unsupported.message);
-
 const rng = random(seed);
 const LENGTHS = [0, 1, 64, 1023, 1024, 1025, 2048, 4096, 16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1, 100 * 1024, rng.int(300_000), rng.int(5000)];
 
@@ -43,7 +38,7 @@ const IV_BYTES = Uint8Array.from(
   ]),
 );
 
-describe.skipIf(notYet)(`saved states (seed ${seed})`, () => {
+describe(`saved states (seed ${seed})`, () => {
   describe.each(modes)('$name', ({ ours, theirs }) => {
     it('a state saved at any point finishes to the one-pass output in a fresh hasher', () => {
       for (const length of LENGTHS) {
