@@ -31,8 +31,9 @@ const manifest = join(root, 'crate', 'Cargo.toml');
 const AARCH64 = 'aarch64-unknown-linux-gnu';
 
 const STEPS = {
-  // Import cycles in src/ (dependency-cruiser, .dependency-cruiser.cjs) and
-  // module cycles in crate/ (rust-cycles.mjs).
+  // Import cycles in src/ (dependency-cruiser, .dependency-cruiser.cjs),
+  // module cycles in crate/ (rust-cycles.mjs), docs that name what is not
+  // there (doc-paths.mjs).
   lint: {
     label: 'lint, format (biome), import cycles',
     run: () =>
@@ -41,6 +42,7 @@ const STEPS = {
         biomeCheck('format'),
         [join(root, 'node_modules', '.bin', 'depcruise'), ['src', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'err']],
         [process.execPath, [join(root, 'scripts', 'rust-cycles.mjs')]],
+        [process.execPath, [join(root, 'scripts', 'doc-paths.mjs')]],
       ]),
   },
   // The tests as vitest compiles them get no type check: tsc does it here.

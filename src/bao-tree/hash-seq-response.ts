@@ -1,7 +1,7 @@
 // iroh-blobs' answer to a request for a hash sequence, read whole from one
 // stream: the HashSeq blob's response (when its ranges are asked), then each
 // child's, in order, each a size header and a bao-tree encoding at chunk
-// log 4; a blob whose range set is empty sends nothing (src/response.ts has
+// log 4; a blob whose range set is empty sends nothing (response.ts has
 // the framing and where iroh-blobs defines it). Held at once: the HashSeq
 // (32 bytes a child) and what one decode holds.
 

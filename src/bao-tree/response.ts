@@ -1,9 +1,9 @@
 // Several bao-tree responses back to back on one stream, as iroh-blobs
 // answers a request for a hash sequence: per blob, its size (a u64,
 // little-endian) and then the encoding of the ranges asked for it, nothing
-// between and nothing after (iroh-blobs' provider: src/provider.rs
-// handle_get_impl and src/api/blobs.rs write_with_progress, at
-// n0-computer/iroh-blobs e82cbdcb). A reader is passed to one decode after
+// between and nothing after (in n0-computer/iroh-blobs at e82cbdcb, the
+// provider's handle_get_impl and write_with_progress of its blobs API). A
+// reader is passed to one decode after
 // another; each reads exactly its own encoding and leaves the rest where it
 // is, in the piece it arrived in: the stream is never copied whole.
 
