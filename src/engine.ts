@@ -100,8 +100,9 @@ export interface PreOrderOptions {
 }
 
 /** The inputs of a hashMany call, checked: one buffer of `itemLength`-byte
- * inputs, or separate inputs. */
-export type ManyInputs = { readonly data: Uint8Array; readonly itemLength: number } | { readonly items: readonly Uint8Array[] };
+ * inputs, or a batch of separate inputs copied one after another into a
+ * buffer of ours, input i ending at `ends[i]` (each under 64 KiB). */
+export type ManyInputs = { readonly data: Uint8Array; readonly itemLength: number } | { readonly data: Uint8Array; readonly ends: Uint32Array };
 
 /** What hashMany needs of a backend; apart from the hasher engine for the
  * same reason as TreeOps. */

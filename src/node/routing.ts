@@ -4,7 +4,7 @@
 // once the input is large enough to pay for the call.
 
 import type { HasherEngine, ManyOps, TreeOps } from '../engine.js';
-import type { HashOptions, Input, LengthOption } from '../input.js';
+import { lengthOf, type HashOptions, type Input, type LengthOption } from '../input.js';
 import { nativeEngine, nativeTreeOps } from '../native/engine.js';
 import { nativeDeriveKey, nativeHash, nativeHashInto, nativeKeyedHash } from '../native/hash.js';
 import type { NativeState } from '../native/states.js';
@@ -92,7 +92,7 @@ const MANY_NATIVE_FROM = 2 * 1024;
 /** hashMany on native once the batch pays for the call. */
 export const routedManyOps: ManyOps = {
   hashMany(mode, key, inputs, length, out) {
-    const bytes = 'data' in inputs ? inputs.data.length : inputs.items.reduce((sum, item) => sum + item.length, 0);
+    const bytes = lengthOf(inputs.data);
     (bytes >= MANY_NATIVE_FROM ? nativeManyOps : wasmManyOps).hashMany(mode, key, inputs, length, out);
   },
 };

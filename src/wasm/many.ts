@@ -36,32 +36,26 @@ function equalLengths(mode: Mode, key: Uint8Array | undefined, data: Uint8Array,
   }
 }
 
-function separate(mode: Mode, key: Uint8Array | undefined, items: readonly Uint8Array[], length: number, out: Uint8Array): void {
-  for (let i = 0; i < items.length; ) {
-    // Gather inputs while they, their ends (4 bytes each) and their digests fit.
+/** A batch of separate inputs (hashMany's copy of them, input j ending at
+ * `ends[j]`): as many per call as fit the staging buffer with their ends
+ * (4 bytes each) and digests, their bytes staged with one set(). */
+function separate(mode: Mode, key: Uint8Array | undefined, data: Uint8Array, ends: Uint32Array, length: number, out: Uint8Array): void {
+  const count = ends.length;
+  for (let i = 0; i < count; ) {
+    const base = i === 0 ? 0 : ends[i - 1]!;
     let n = 0;
-    let bytes = 0;
-    while (i + n < items.length && length <= MAX_BATCHED_OUTPUT) {
-      const next = bytes + lengthOf(items[i + n]!);
-      if (next + (n + 1) * (4 + length) + 3 > stagingLen) break;
-      bytes = next;
-      n++;
-    }
+    while (i + n < count && length <= MAX_BATCHED_OUTPUT && ends[i + n]! - base + (n + 1) * (4 + length) + 3 <= stagingLen) n++;
     if (n === 0) {
-      hashModeInto(mode, key, items[i]!, out.subarray(i * length, (i + 1) * length));
+      hashModeInto(mode, key, data.subarray(base, ends[i]!), out.subarray(i * length, (i + 1) * length));
       i++;
       continue;
     }
     if (key !== undefined) keyArea.set(key);
+    const bytes = ends[i + n - 1]! - base;
+    staging.set(data.subarray(base, base + bytes));
     const view = new DataView(staging.buffer, staging.byteOffset, stagingLen);
     const endsAt = (bytes + 3) & ~3;
-    let end = 0;
-    for (let j = 0; j < n; j++) {
-      const item = items[i + j]!;
-      staging.set(item, end);
-      end += lengthOf(item);
-      view.setUint32(endsAt + 4 * j, end, true);
-    }
+    for (let j = 0; j < n; j++) view.setUint32(endsAt + 4 * j, ends[i + j]! - base, true);
     run(mode, n, ENDS, endsAt, endsAt + 4 * n, length, out, i);
     i += n;
   }
@@ -69,7 +63,7 @@ function separate(mode: Mode, key: Uint8Array | undefined, items: readonly Uint8
 
 export const wasmManyOps: ManyOps = {
   hashMany(mode, key, inputs: ManyInputs, length, out) {
-    if ('data' in inputs) equalLengths(mode, key, inputs.data, inputs.itemLength, length, out);
-    else separate(mode, key, inputs.items, length, out);
+    if ('itemLength' in inputs) equalLengths(mode, key, inputs.data, inputs.itemLength, length, out);
+    else separate(mode, key, inputs.data, inputs.ends, length, out);
   },
 };

@@ -1,12 +1,21 @@
-// Functions that take several byte inputs (hashSeq, the subtree merges,
-// httpRangeBytes) against callers whose getters run code between the reads:
-// each input is read once, checked and copied (or hashed) before the next
-// one's getter, trap or option can run, so nothing a later getter does to an
-// earlier input's buffer (shrink, regrow, detach, rewrite) reaches the
-// result. An input that is already detached, short or
+// Functions that take several byte inputs (hashSeq, hashMany's array form,
+// the subtree merges, httpRangeBytes) against callers whose getters run
+// code between the reads: each input is read once, checked and copied (or
+// hashed) before the next one's getter, trap or option can run, so nothing
+// a later getter does to an earlier input's buffer (shrink, regrow, detach,
+// rewrite) reaches the result. An input that is already detached, short or
 // of the wrong type when it is read is an error naming it, and nothing is
 // written to a caller's buffer.
-import { hashSeq, httpRangeBytes, parseHashSeq, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, type VerifiedPiece } from 'blake3-kit/bao';
+import {
+  hashMany,
+  hashSeq,
+  httpRangeBytes,
+  parseHashSeq,
+  mergeSubtrees,
+  mergeSubtreesRoot,
+  subtreeChainingValue,
+  type VerifiedPiece,
+} from 'blake3-kit/bao';
 import { describe, expect, it } from 'vitest';
 import { KEY, loadBao, pattern, random, seed, thrownBy } from './setup.js';
 
@@ -175,6 +184,127 @@ describe(`hashSeq (seed ${seed})`, () => {
     }
     errorMatching(() => hashSeq([a, 'b'.repeat(32) as never]), TypeError, /^blake3-kit: hashes\[1\] must be a Uint8Array/);
     errorMatching(() => hashSeq([a, Array.from(b) as never]), TypeError, /^blake3-kit: hashes\[1\] must be a Uint8Array/);
+  });
+});
+
+describe(`hashMany's array form (seed ${seed})`, () => {
+  // Small inputs go through the batch; from 16 KiB (wasm) or 64 KiB (native) they are hashed as soon as they are read.
+  const SIZES = [64, 1000, 20_000, 70_000];
+
+  function expectDigests(digests: Uint8Array, inputs: Uint8Array[], options: { key?: Uint8Array } = {}) {
+    expect(digests.length).toBe(32 * inputs.length);
+    inputs.forEach((input, i) => {
+      expect(toHex(digests.subarray(32 * i, 32 * (i + 1))), `input ${i} (${input.length} bytes)`).toBe(toHex(hash(input, options)));
+    });
+  }
+
+  it.each(SIZES)('hashes a %i-byte input as read, whatever a later getter does to it', (size) => {
+    const original = rng.bytes(size);
+    const last = rng.bytes(100);
+    // Rewritten in place.
+    const rewritten = original.slice();
+    expectDigests(hashMany(getterAt([rewritten], 1, () => rewritten.fill(0), last).list), [original, last]);
+    // Detached.
+    for (const [, detach] of detachers) {
+      const detached = original.slice();
+      expectDigests(hashMany(getterAt([detached], 1, () => detach(detached.buffer), last).list), [original, last]);
+    }
+    if (resizable) {
+      // Shrunk to 16 bytes, and shrunk then grown back (zeros where its bytes were, same length).
+      for (const effect of [(buffer: ArrayBuffer) => buffer.resize(16), (buffer: ArrayBuffer) => (buffer.resize(16), buffer.resize(size))]) {
+        const { view, buffer } = tracking(original);
+        expectDigests(hashMany(getterAt([view], 1, () => effect(buffer), last).list), [original, last]);
+      }
+    }
+  });
+
+  it("reads an array Proxy's length and each element once", () => {
+    const inputs = [rng.bytes(10), rng.bytes(2000), rng.bytes(70_000), rng.bytes(3)];
+    const first = inputs[0]!.slice();
+    const reads = new Map<PropertyKey, number>();
+    const proxy = new Proxy(inputs.slice(), {
+      get(target, key, receiver) {
+        reads.set(key, (reads.get(key) ?? 0) + 1);
+        if (key === 'length') return reads.get(key) === 1 ? 4 : 2;
+        if (key === '1') inputs[0]!.fill(1);
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    expectDigests(hashMany(proxy), [first, ...inputs.slice(1)]);
+    expect([reads.get('length'), reads.get('0'), reads.get('1'), reads.get('2'), reads.get('3')]).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it("reads each input's real length: an own `length` is never asked, a subclass's getters never run", () => {
+    const short = rng.bytes(16);
+    const long = rng.bytes(48);
+    expectDigests(hashMany([lyingLength(short.slice(), 32), lyingLength(long.slice(), 32)]), [short, long]);
+    const first = rng.bytes(64);
+    const copy = first.slice();
+    const second = rng.bytes(100);
+    const { view, asked } = hostileSubclass(second, () => first.fill(0));
+    expectDigests(hashMany([first, view]), [copy, second]);
+    expect(asked()).toBe(0);
+  });
+
+  it('copies the key before any input is read: a getter that rewrites, shrinks or detaches it changes nothing', () => {
+    const inputs = [rng.bytes(64), rng.bytes(100), rng.bytes(70_000), rng.bytes(64)];
+    const effects: ((key: Uint8Array, buffer: ArrayBuffer) => void)[] = [
+      (key) => key.fill(0),
+      ...detachers.map(
+        ([, detach]) =>
+          (key: Uint8Array) =>
+            detach(key.buffer),
+      ),
+    ];
+    if (resizable) effects.push((_, buffer) => buffer.resize(16));
+    for (const effect of effects) {
+      const { view: key, buffer } = resizable ? tracking(KEY) : { view: KEY.slice(), buffer: new ArrayBuffer(0) };
+      const list = getterAt(inputs.slice(), 1, () => effect(key, buffer), inputs[1]!).list;
+      expectDigests(hashMany(list, { key }), inputs, { key: KEY });
+    }
+  });
+
+  it('keeps its batch and key when an input getter calls hashMany again', () => {
+    const outer = [rng.bytes(64), rng.bytes(64), rng.bytes(5000), rng.bytes(64)];
+    const inner = [rng.bytes(64), rng.bytes(200), rng.bytes(64)];
+    const otherKey = rng.bytes(32);
+    let innerDigests: Uint8Array | undefined;
+    const list = getterAt(outer.slice(), 2, () => (innerDigests = hashMany(inner, { key: otherKey })), outer[2]!).list;
+    expectDigests(hashMany(list, { key: KEY }), outer, { key: KEY });
+    expectDigests(innerDigests!, inner, { key: otherKey });
+  });
+
+  it('refuses `into` detached or shrunk by an input getter after it was checked, writing nothing', () => {
+    const inputs = [rng.bytes(64), rng.bytes(64), rng.bytes(64)];
+    for (const [, detach] of detachers) {
+      const into = new Uint8Array(96);
+      const list = getterAt(inputs.slice(), 1, () => detach(into.buffer), inputs[1]!).list;
+      errorMatching(() => hashMany(list, { into }), TypeError, /^blake3-kit: options\.into was detached or shrunk/);
+    }
+    if (resizable) {
+      const { view: into, buffer } = tracking(new Uint8Array(96).fill(9));
+      const list = getterAt(inputs.slice(), 1, () => buffer.resize(80), inputs[1]!).list;
+      errorMatching(() => hashMany(list, { into }), TypeError, /^blake3-kit: options\.into was detached or shrunk/);
+      expect(into.every((byte) => byte === 9)).toBe(true);
+    }
+  });
+
+  it('names an input that is detached or not bytes when read, with nothing written to `into`', () => {
+    // Inputs before the bad one are hashed already (one of 70,000 bytes at once), into memory of our own.
+    for (const [, detach] of detachers) {
+      const into = new Uint8Array(96).fill(9);
+      const later = rng.bytes(64);
+      const list = getterAt([rng.bytes(70_000), rng.bytes(10), later], 1, () => detach(later.buffer), rng.bytes(10)).list;
+      errorMatching(() => hashMany(list, { into }), TypeError, /^blake3-kit: inputs\[2\] is a view of a detached ArrayBuffer/);
+      expect(into.every((byte) => byte === 9)).toBe(true);
+    }
+    const into = new Uint8Array(96).fill(9);
+    errorMatching(
+      () => hashMany([rng.bytes(70_000), rng.bytes(10), 7 as never], { into }),
+      TypeError,
+      /^blake3-kit: inputs\[2\] must be a Uint8Array/,
+    );
+    expect(into.every((byte) => byte === 9)).toBe(true);
   });
 });
 

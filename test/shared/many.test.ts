@@ -129,8 +129,9 @@ describe('hashMany', () => {
     expectEach(hashMany(inputs), inputs, {}, 32);
   });
 
-  it('refuses an input detached by a later element getter, instead of hashing what is left', () => {
-    const first = new Uint8Array(new ArrayBuffer(4096));
+  it('hashes an input as it was when read, though a later element getter detaches it', () => {
+    const first = rng.bytes(4096);
+    const copy = first.slice();
     const inputs = [first, new Uint8Array(64)];
     Object.defineProperty(inputs, 1, {
       get() {
@@ -138,7 +139,8 @@ describe('hashMany', () => {
         return new Uint8Array(64);
       },
     });
-    expect(thrownBy(() => hashMany(inputs))).toBeInstanceOf(TypeError);
+    expectEach(hashMany(inputs), [copy, new Uint8Array(64)], {}, 32);
+    expect(first.length).toBe(0);
   });
 
   it('hashes the inputs the array had when the call began, whatever its getters do to its length', () => {
