@@ -3,6 +3,7 @@
 // against themselves:
 //   test/vectors.json       the official test_vectors.json format
 //   test/state-edges.json   saved states at BLAKE3's input limit
+//   test/output-edges.json  output read across the end of its 2^64 - 1 bytes
 //
 //   node scripts/vectors.mjs            print them
 //   node scripts/vectors.mjs --write    regenerate the files
@@ -15,6 +16,7 @@ import { isMain, main, root, spawnCollect } from './lib.mjs';
 export const vectorFiles = [
   { path: join(root, 'test', 'vectors.json'), args: [] },
   { path: join(root, 'test', 'state-edges.json'), args: ['--state-edges'] },
+  { path: join(root, 'test', 'output-edges.json'), args: ['--output-edges'] },
 ];
 
 /** A vector file's JSON as the official crate prints it. */

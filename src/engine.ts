@@ -23,8 +23,10 @@ export interface HasherEngine<State = unknown> {
    * throws RangeError and changes nothing, but a wasm update longer than the
    * staging buffer is several calls: the Hasher asks this first. */
   room(state: State): number;
-  /** Root output from byte `positionHi * 2^32 + positionLo` into all of `out`. */
-  fill(state: State, out: Uint8Array, positionLo: number, positionHi: number): void;
+  /** Root output into all of `out`, from byte `skip` (below 64) of output
+   * block `counterHi * 2^32 + counterLo`; past 2^64 - 1 bytes the block
+   * counter goes on, as the official OutputReader's does. */
+  fill(state: State, out: Uint8Array, counterLo: number, counterHi: number, skip: number): void;
   reset(state: State): void;
   clone(state: State): State;
   free(state: State): void;

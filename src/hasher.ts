@@ -2,7 +2,7 @@
 // chose (engine.ts): a wasm slot or a native handle.
 
 import { activeEngine, type HasherEngine } from './engine.js';
-import { checkOptions, checkReadEnd, lengthOf, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption } from './input.js';
+import { checkOptions, lengthOf, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption } from './input.js';
 import { ownedModeOf, type Mode } from './modes.js';
 import { readState, writeState } from './state.js';
 
@@ -33,6 +33,7 @@ const spareBatches: Uint8Array[] = [];
 const MAX_SPARE_BATCHES = 16;
 const encoder = new TextEncoder();
 const LOW_32 = 0xffffffffn;
+const LOW_64 = 0xffffffffffffffffn;
 /**
  * What a hasher assumes it can still take until it asks its backend: a new
  * hasher has 2^64 - 1 bytes of room, more than a number counts exactly. A
@@ -166,7 +167,7 @@ export class Hasher {
       this.#engine.hashInto(this.#mode, this.#key, this.#batch === undefined ? EMPTY : this.#batch.subarray(0, this.#batched), out);
       return;
     }
-    this.#engine.fill(this.#current(), out, 0, 0);
+    this.#engine.fill(this.#current(), out, 0, 0, 0);
   }
 
   /** The hash of all input so far (32 bytes, or `options.length`). The hasher
@@ -361,8 +362,9 @@ function adoptedHasher(engine: HasherEngine, mode: Mode, key: Uint8Array | undef
   return new Hasher(ADOPT, engine, mode, key);
 }
 
-/** Reads BLAKE3 extended output at any position below 2^64 - 1, like the
- * official crate's `OutputReader`. */
+/** Reads BLAKE3 extended output from any position below 2^64, like the
+ * official crate's `OutputReader`, and as that reader's block counter does,
+ * on past 2^64 - 1 bytes (b3sum prints that output for --seek there). */
 export class XofReader {
   readonly #engine: HasherEngine;
   #state: unknown;
@@ -403,9 +405,11 @@ export class XofReader {
     if (this.#disposed) disposedError('XOF reader');
     const bytes = toBytes(out, 'out');
     const start = this.#position;
-    const end = checkReadEnd(start, lengthOf(bytes));
-    this.#engine.fill(this.#state, bytes, Number(start & LOW_32), Number(start >> 32n));
-    this.#position = end;
+    // A u64 block counter, as upstream's (it would take 2^40 reads of the
+    // longest output to run past it).
+    const counter = (start >> 6n) & LOW_64;
+    this.#engine.fill(this.#state, bytes, Number(counter & LOW_32), Number(counter >> 32n), Number(start & 63n));
+    this.#position = start + BigInt(lengthOf(bytes));
     return out;
   }
 

@@ -59,16 +59,6 @@ export function toPosition(position: unknown, name: string): bigint {
   return value;
 }
 
-/** Where a read of `length` bytes at `start` ends; BLAKE3 output ends after
- * 2^64 - 1 bytes. */
-export function checkReadEnd(start: bigint, length: number): bigint {
-  const end = start + BigInt(length);
-  if (end > TWO_64_MINUS_1) {
-    throw new RangeError(`blake3-kit: reading ${length} bytes at position ${start} passes the end of BLAKE3 output (2^64 - 1 bytes)`);
-  }
-  return end;
-}
-
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value !== 'object') return typeof value;

@@ -8,7 +8,7 @@
 // far as it goes. Memory stays flat for any file size. --check reads small
 // regular files itself (check.ts).
 
-import { configureParallel, init, toHex, type Blake3, type Blake3Hasher, type KeyOption } from '../node.js';
+import { configureParallel, init, toHex, type Blake3, type Blake3Hasher, type Blake3XofReader, type KeyOption } from '../node.js';
 import { parseOptions, UsageError, type Options } from './args.js';
 import { rawArgs } from './argv.js';
 import { checkFiles } from './check.js';
@@ -16,7 +16,6 @@ import { displayPath, printablePath } from './check-format.js';
 import { describe, withoutPrefix } from './errors.js';
 import { LONG_HELP, NAME, SHORT_HELP } from './help.js';
 import { StdoutError, err, out } from './io.js';
-import { OUTPUT_END, RootTracker, type ModeOptions } from './past-end.js';
 import { chunks, feed, STDIN } from './read.js';
 
 declare const __VERSION__: string;
@@ -33,12 +32,13 @@ function hasherFor(b3: Blake3, options?: KeyOption): Blake3Hasher {
   return b3.createHasher(options);
 }
 
-/** Output from --seek on: the library's, or past its end (past-end.ts). */
-interface OutputSource {
-  read(length: number): Uint8Array;
-}
+/** The CLI's modes: hash, --keyed (the key) or --derive-key (the context). */
+type ModeOptions = { key: Uint8Array } | { context: string } | undefined;
 
-function writeOutput(reader: OutputSource, path: Buffer, options: Options): void {
+/** Output from --seek on, past BLAKE3's last output byte too, as b3sum
+ * prints it: the XOF reader's block counter goes on, as the official
+ * OutputReader's does. */
+function writeOutput(reader: Blake3XofReader, path: Buffer, options: Options): void {
   // Written piece by piece, as b3sum prints: --length may exceed any buffer.
   const pieces = (write: (bytes: Uint8Array) => void) => {
     for (let left = options.length; left > 0n; ) {
@@ -91,19 +91,11 @@ function readKey(): Uint8Array {
 
 async function hashFiles(options: Options, b3: Blake3, mode: ModeOptions): Promise<number> {
   let failed = false;
-  // b3sum prints output past BLAKE3's last byte, which the library refuses.
-  const pastEnd = options.seek + options.length > OUTPUT_END;
   for (const path of options.files) {
     const hasher = hasherFor(b3, mode);
     try {
-      if (pastEnd) {
-        const tracker = new RootTracker(mode);
-        await feed(path, { update: (bytes) => (hasher.update(bytes), tracker.update(bytes)) }, options);
-        writeOutput(tracker.reader(options.seek, hasher), path, options);
-      } else {
-        await feed(path, hasher, options);
-        writeHasherOutput(hasher, path, options);
-      }
+      await feed(path, hasher, options);
+      writeHasherOutput(hasher, path, options);
     } catch (error) {
       // b3sum's raw output goes through io::copy, whose error is the file's;
       // hex output goes through print!, which panics (see main).

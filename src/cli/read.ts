@@ -29,7 +29,7 @@ export function* chunks(path: Buffer, beforeRead?: () => void): Generator<Buffer
   }
 }
 
-/** What a file is fed to: a hasher, or a hasher and past-end.ts's tracker. */
+/** What a file is fed to: a hasher. */
 export type ByteSink = { update(bytes: Uint8Array): unknown };
 
 /** Feeds a file, or stdin for `-`, into `hasher`: all of its content, as b3sum does. */

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Must equal the addon's `abiVersion()` (crate/node/src/lib.rs). */
-export const NATIVE_ABI_VERSION = 7;
+export const NATIVE_ABI_VERSION = 8;
 
 /** The core's resumable hasher (crate/native/src/resumable.rs) behind a napi class. */
 export interface NativeHasherHandle {
@@ -14,8 +14,8 @@ export interface NativeHasherHandle {
   update(input: Uint8Array): void;
   /** The input bytes it can still take, at most 2^53 - 1. */
   room(): number;
-  /** XOF output at position lo + hi * 2^32 into all of `out`. */
-  fill(out: Uint8Array, positionLo: number, positionHi: number): void;
+  /** XOF output from byte `skip` of block lo + hi * 2^32 into all of `out`. */
+  fill(out: Uint8Array, counterLo: number, counterHi: number, skip: number): void;
   reset(): void;
   clone(): NativeHasherHandle;
   /** Frees the state now; later calls throw. */

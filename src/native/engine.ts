@@ -42,10 +42,10 @@ export const nativeEngine: HasherEngine<NativeState> = {
     nativeEngine.update(state, encoder.encode(text));
   },
   room: (state) => (state instanceof Parked ? onParked(state, false, (handle) => handle.room()) : state.room()),
-  fill(state, out, positionLo, positionHi) {
+  fill(state, out, counterLo, counterHi, skip) {
     const into = outputTarget(out);
-    if (state instanceof Parked) onParked(state, false, (handle) => handle.fill(into, positionLo, positionHi));
-    else state.fill(into, positionLo, positionHi);
+    if (state instanceof Parked) onParked(state, false, (handle) => handle.fill(into, counterLo, counterHi, skip));
+    else state.fill(into, counterLo, counterHi, skip);
     if (into !== out) copyInto(out, into);
   },
   reset(state) {

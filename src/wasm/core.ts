@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 10;
+export const ABI_VERSION = 11;
 
 const E_NO_MEMORY = -4;
 /** Input past 2^64 - 1 bytes, or a save with no room left (lib.rs). */
@@ -31,7 +31,7 @@ export interface CoreExports {
   hasher_new(mode: number): number;
   hasher_update(slot: number, inputLen: number): number;
   hasher_room(slot: number): number;
-  hasher_finalize(slot: number, outLen: number, positionLo: number, positionHi: number): number;
+  hasher_finalize(slot: number, outLen: number, counterLo: number, counterHi: number, skip: number): number;
   hasher_reset(slot: number): number;
   hasher_clone(slot: number): number;
   hasher_free(slot: number): number;

@@ -161,9 +161,9 @@ export const wasmEngine: HasherEngine<WasmState> = {
     });
     return room;
   },
-  fill(state, out, positionLo, positionHi) {
-    if (typeof state === 'number') fillFromSlot(state, out, positionLo, positionHi);
-    else onParked(state, false, (slot) => fillFromSlot(slot, out, positionLo, positionHi));
+  fill(state, out, counterLo, counterHi, skip) {
+    if (typeof state === 'number') fillFromSlot(state, out, counterLo, counterHi, skip);
+    else onParked(state, false, (slot) => fillFromSlot(slot, out, counterLo, counterHi, skip));
   },
   reset(state) {
     if (typeof state === 'number') reset(state);

@@ -96,7 +96,7 @@ function throughSlot(input: string | Uint8Array, mode: Mode, outLength: number):
     if (typeof input === 'string') updateSlotString(slot, input);
     else updateSlotBytes(slot, input);
     const out = new Uint8Array(outLength);
-    fillFromSlot(slot, out, 0, 0);
+    fillFromSlot(slot, out, 0, 0, 0);
     return out;
   } finally {
     core!.hasher_free(slot);

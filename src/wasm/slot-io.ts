@@ -67,18 +67,20 @@ export function updateSlotBytes(slot: number, bytes: Uint8Array): void {
   }
 }
 
-/** Fills `out` with root output starting at byte `positionHi * 2^32 +
- * positionLo`. The caller has checked that the range ends by 2^64 - 1. */
-export function fillFromSlot(slot: number, out: Uint8Array, positionLo: number, positionHi: number): void {
+/** Fills `out` with root output from byte `skip` (below 64) of output
+ * block `counterHi * 2^32 + counterLo` on; past 2^64 - 1 bytes the counter
+ * goes on, as the official OutputReader's does. */
+export function fillFromSlot(slot: number, out: Uint8Array, counterLo: number, counterHi: number, skip: number): void {
   const total = lengthOf(out);
+  // The staging buffer holds whole blocks: each piece starts at `skip` too.
   for (let done = 0; done < total; ) {
     const count = Math.min(stagingLen, total - done);
-    const code = core!.hasher_finalize(slot, count, positionLo, positionHi);
+    const code = core!.hasher_finalize(slot, count, counterLo, counterHi, skip);
     if (code < 0) fail(code, 'hasher_finalize');
     copyInto(out, count === stagingLen ? staging : staging.subarray(0, count), done);
     done += count;
-    positionLo += count;
-    positionHi += high32(positionLo); // a carry: positionLo is below 2^33 here
-    positionLo = low32(positionLo);
+    counterLo += count / 64; // stagingLen is a multiple of 64
+    counterHi = low32(counterHi + high32(counterLo)); // a carry, and u64's wrap
+    counterLo = low32(counterLo);
   }
 }

@@ -12,6 +12,7 @@ import { init, nativeStatus } from 'blake3-kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NATIVE_ABI_VERSION, addon } from '../../src/native/addon.js';
 import { createHasher as createWasmHasher } from '../../src/hasher.js';
+import outputEdges from '../output-edges.json';
 import vectors from '../vectors.json';
 import { CONTEXT, KEY, pattern } from '../shared/setup.js';
 
@@ -42,10 +43,19 @@ function oneShot(mode: number, key: Key, input: Uint8Array, length = 32): string
   return hex(out);
 }
 
-function digest(hasher: { fill(out: Uint8Array, lo: number, hi: number): void }, length = 32): string {
+type Filler = { fill(out: Uint8Array, counterLo: number, counterHi: number, skip: number): void };
+
+function digest(hasher: Filler, length = 32): string {
   const out = new Uint8Array(length);
-  hasher.fill(out, 0, 0);
+  hasher.fill(out, 0, 0, 0);
   return hex(out);
+}
+
+/** fill() from output byte `position` (its block counter and offset). */
+function fillAt(hasher: Filler, out: Uint8Array, position: bigint | number): void {
+  const at = BigInt(position);
+  const counter = at >> 6n;
+  hasher.fill(out, Number(counter & 0xffffffffn), Number(counter >> 32n), Number(at & 63n));
 }
 
 function concat(head: Uint8Array, tail: Uint8Array): Uint8Array {
@@ -108,8 +118,8 @@ const bigFile = file('big.bin', big);
 
 describe('the addon', () => {
   it('has the ABI version the loader expects', () => {
-    expect(b.abiVersion()).toBe(7);
-    expect(NATIVE_ABI_VERSION).toBe(7);
+    expect(b.abiVersion()).toBe(8);
+    expect(NATIVE_ABI_VERSION).toBe(8);
   });
 
   it('names the kernels this CPU allows, as the kernel reports them', () => {
@@ -166,7 +176,7 @@ describe('official vectors', () => {
       h.update(input.subarray(cut));
       expect(digest(h, 131), `NativeHasher ${c.input_len}`).toBe(expected);
       const window = new Uint8Array(31);
-      h.fill(window, 100, 0);
+      fillAt(h, window, 100);
       expect(hex(window), `fill at 100, ${c.input_len}`).toBe(expected.slice(200));
     }
   });
@@ -192,7 +202,7 @@ describe('hashInto', () => {
     const h = new b.NativeHasher(1, KEY);
     h.update(pattern(5000));
     const tail = new Uint8Array(1000);
-    h.fill(tail, 99_000, 0);
+    fillAt(h, tail, 99_000);
     expect(hex(tail)).toBe(long.slice(2 * 99_000));
   });
 });
@@ -259,23 +269,20 @@ describe('NativeHasher', () => {
 });
 
 describe('output near 2^64', () => {
-  // The last output byte is at 2^64 - 2: the stream is 2^64 - 1 bytes long.
-  const LAST_HI = TWO_32 - 1;
-
-  it('reads up to the last byte there is and refuses any past it', () => {
-    const h = new b.NativeHasher(0);
-    expect(() => h.fill(new Uint8Array(1), TWO_32 - 2, LAST_HI)).not.toThrow();
-    expect(() => h.fill(new Uint8Array(0), TWO_32 - 1, LAST_HI)).not.toThrow();
-    for (const [length, lo] of [
-      [1, TWO_32 - 1],
-      [2, TWO_32 - 1],
-      [2, TWO_32 - 2],
-      [64, TWO_32 - 64],
-    ] as const) {
-      const error = thrown(() => h.fill(new Uint8Array(length), lo, LAST_HI));
-      expect(error, `${length} bytes at 2^64 - ${TWO_32 - lo}`).toBeInstanceOf(RangeError);
-      expect(error.code).toBe('ERR_OUT_OF_RANGE');
-      expect(error.message).toBe('BLAKE3 output ends at 2^64 - 1 bytes: position + output length is past it');
+  it('goes on past the last byte there is as the official reader does (test/output-edges.json)', () => {
+    const modes = [
+      ['hash', 0, null],
+      ['keyed_hash', 1, KEY],
+      ['derive_key', 2, b.contextKey(CONTEXT)],
+    ] as const;
+    for (const c of outputEdges.cases) {
+      for (const [field, mode, key] of modes) {
+        const h = new b.NativeHasher(mode, key);
+        h.update(pattern(c.input_len));
+        const out = new Uint8Array(c.length);
+        fillAt(h, out, BigInt(c.position));
+        expect(hex(out), `${field} ${c.input_len} B at ${c.position}`).toBe(c[field]);
+      }
     }
   });
 
@@ -286,21 +293,17 @@ describe('output near 2^64', () => {
     using wasm = createWasmHasher(mode === 0 ? {} : mode === 1 ? { key: KEY } : { context: CONTEXT });
     wasm.update(input);
     using reader = wasm.xof();
-    for (const [lo, hi, length] of [
-      [TWO_32 - 64, LAST_HI, 63], // the last 63 bytes: blocks at counter 2^58 - 1
-      [TWO_32 - 100, 0, 200], // across the low word's end
-      [TWO_32 - 100, 7, 200],
+    for (const [position, length] of [
+      [2n ** 64n - 64n, 63], // the last 63 bytes: blocks at counter 2^58 - 1
+      [2n ** 64n - 16n, 100], // and on past them
+      [2n ** 32n - 100n, 200], // across the low word's end
+      [7n * 2n ** 32n - 100n, 200],
     ] as const) {
       const out = new Uint8Array(length);
-      h.fill(out, lo, hi);
-      reader.position = BigInt(hi) * 2n ** 32n + BigInt(lo);
-      expect(hex(out), `${hi} * 2^32 + ${lo}`).toBe(hex(reader.read(length)));
+      fillAt(h, out, position);
+      reader.position = position;
+      expect(hex(out), `at ${position}`).toBe(hex(reader.read(length)));
     }
-    const last = new Uint8Array(1);
-    h.fill(last, TWO_32 - 2, LAST_HI);
-    const end = new Uint8Array(63);
-    h.fill(end, TWO_32 - 64, LAST_HI);
-    expect(last[0]).toBe(end[62]);
   });
 });
 
@@ -322,19 +325,20 @@ describe('bad arguments', () => {
     ['setThreads(1e9)', () => b.setThreads(1e9), RangeError, 'n must be an integer from 0 to 1024, got 1000000000'],
     ['setThreads(1025)', () => b.setThreads(1025), RangeError, 'n must be an integer from 0 to 1024, got 1025'],
     ['setThreads(NaN)', () => b.setThreads(NaN), RangeError, 'n must be an integer from 0 to 1024, got NaN'],
-    ['positionLo -1', () => new b.NativeHasher(0).fill(one, -1, 0), RangeError, 'positionLo must be an integer from 0 to 4294967295, got -1'],
+    ['counterLo -1', () => new b.NativeHasher(0).fill(one, -1, 0, 0), RangeError, 'counterLo must be an integer from 0 to 4294967295, got -1'],
     [
-      'positionLo 2^32',
-      () => new b.NativeHasher(0).fill(one, TWO_32, 0),
+      'counterLo 2^32',
+      () => new b.NativeHasher(0).fill(one, TWO_32, 0, 0),
       RangeError,
-      'positionLo must be an integer from 0 to 4294967295, got 4294967296',
+      'counterLo must be an integer from 0 to 4294967295, got 4294967296',
     ],
     [
-      'positionHi 2^32',
-      () => new b.NativeHasher(0).fill(one, 0, TWO_32),
+      'counterHi 2^32',
+      () => new b.NativeHasher(0).fill(one, 0, TWO_32, 0),
       RangeError,
-      'positionHi must be an integer from 0 to 4294967295, got 4294967296',
+      'counterHi must be an integer from 0 to 4294967295, got 4294967296',
     ],
+    ['skip 64', () => new b.NativeHasher(0).fill(one, 0, 0, 64), RangeError, 'skip must be an integer from 0 to 63, got 64'],
     ['fd -1', () => new b.NativeHasher(0).updateFromFd(-1, 0, 10, false), RangeError, 'fd must be an integer from 0 to 2147483647, got -1'],
     [
       'fd 2^31',
@@ -392,7 +396,7 @@ describe('bad arguments', () => {
   it('leave the hasher usable and not busy', () => {
     const h = new b.NativeHasher(0);
     h.update(pattern(10));
-    expect(() => h.fill(one, 0, TWO_32)).toThrow(RangeError);
+    expect(() => h.fill(one, 0, TWO_32, 0)).toThrow(RangeError);
     expect(() => h.updateFromFd(-1, 0, 10, false)).toThrow(RangeError);
     expect(() => h.updateAsync(one, {} as AbortSignal)).toThrow(TypeError);
     h.update(pattern(5, 10));
@@ -436,7 +440,7 @@ describe('updateAsync', () => {
     const h = new b.NativeHasher(0);
     const done = h.updateAsync(big);
     expectBusy(() => h.update(new Uint8Array(1)));
-    expectBusy(() => h.fill(new Uint8Array(1), 0, 0));
+    expectBusy(() => h.fill(new Uint8Array(1), 0, 0, 0));
     expectBusy(() => h.reset());
     expectBusy(() => h.clone());
     expectBusy(() => h.updateAsync(big));

@@ -138,7 +138,7 @@ describe('saved states (engine BODY)', () => {
   ];
   const digest = (engine: HasherEngine<NativeState>, state: NativeState) => {
     const out = new Uint8Array(131);
-    engine.fill(state, out, 0, 0);
+    engine.fill(state, out, 0, 0, 0);
     return out;
   };
   const engines = [

@@ -7,7 +7,7 @@ it.each(vectorFiles as { path: string; args: string[] }[])(
   '$path is what the official crate generates today',
   async ({ path, args }) => {
     const fresh: string = await generateVectors(args);
-    expect(JSON.parse(fresh).cases.length).toBeGreaterThanOrEqual(10);
+    expect(JSON.parse(fresh).cases.length).toBeGreaterThanOrEqual(6);
     // Stale or hand-edited vectors fail here: regenerate with `npm run vectors`.
     expect(readFileSync(path, 'utf8')).toBe(fresh);
   },

@@ -38,7 +38,7 @@ const ARITIES: [Export, number][] = [
   ['hasher_new', 1],
   ['hasher_update', 2],
   ['hasher_room', 1],
-  ['hasher_finalize', 4],
+  ['hasher_finalize', 5],
   ['hasher_reset', 1],
   ['hasher_clone', 1],
   ['hasher_free', 1],
@@ -140,7 +140,7 @@ function expectStillRight(exports: CoreExports, seed: number): void {
     staging().set(piece);
     expect(exports.hasher_update(slot, piece.length)).toBeGreaterThanOrEqual(0);
   }
-  expect(exports.hasher_finalize(slot, 32, 0, 0)).toBe(0);
+  expect(exports.hasher_finalize(slot, 32, 0, 0, 0)).toBe(0);
   expect(staging().slice(0, 32)).toEqual(noble(input));
   expect(exports.hasher_free(slot)).toBe(0);
 }

@@ -412,33 +412,42 @@ impl Resumable {
     }
 
     /// Fills all of `out` with output from byte `position` on; the hasher is
-    /// unchanged.
+    /// unchanged. BLAKE3 output ends at 2^64 - 1 bytes: a read past it is an
+    /// error here (see `fill_blocks` for the official OutputReader's way).
     pub fn fill(&self, position: u64, out: &mut [u8]) -> Result<(), InvalidArg> {
         if position as u128 + out.len() as u128 > MAX_OUTPUT as u128 {
             return Err(InvalidArg::range("position", "BLAKE3 output ends at 2^64 - 1 bytes: position + output length is past it"));
         }
+        self.fill_blocks(position / BLOCK_LEN as u64, (position % BLOCK_LEN as u64) as u8, out);
+        Ok(())
+    }
+
+    /// Fills all of `out` with output from byte `skip` (below 64; more is
+    /// taken mod 64) of output block `counter` on, the counter going on past
+    /// 2^64 - 1 bytes of output as the official OutputReader's does (and so
+    /// b3sum's --seek); the hasher is unchanged.
+    pub fn fill_blocks(&self, counter: u64, skip: u8, out: &mut [u8]) {
         let root = self.root();
         let flags = root.flags | ROOT;
-        let mut counter = position / BLOCK_LEN as u64;
+        let mut counter = counter;
         let mut out = out;
-        let skip = (position % BLOCK_LEN as u64) as usize;
+        let skip = skip as usize % BLOCK_LEN;
         if skip > 0 && !out.is_empty() {
             let block = self.platform.compress_xof(&root.cv, &root.block, root.block_len, counter, flags);
             let take = (BLOCK_LEN - skip).min(out.len());
             out[..take].copy_from_slice(&block[skip..skip + take]);
             out = &mut out[take..];
-            counter += 1;
+            counter = counter.wrapping_add(1);
         }
         let whole = out.len() / BLOCK_LEN * BLOCK_LEN;
         let (blocks, tail) = out.split_at_mut(whole);
         self.platform.xof_many(&root.cv, &root.block, root.block_len, counter, flags, blocks);
-        counter += (whole / BLOCK_LEN) as u64;
+        counter = counter.wrapping_add((whole / BLOCK_LEN) as u64);
         if !tail.is_empty() {
             let block = self.platform.compress_xof(&root.cv, &root.block, root.block_len, counter, flags);
             let len = tail.len();
             tail.copy_from_slice(&block[..len]);
         }
-        Ok(())
     }
 }
 

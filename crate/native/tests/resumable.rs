@@ -120,6 +120,32 @@ fn output_from_any_position() {
     }
 }
 
+/// Past 2^64 - 1 output bytes, by block counter, as the official
+/// OutputReader goes on (b3sum's --seek there).
+#[test]
+fn output_by_block_goes_on_past_the_end() {
+    let input = pattern(1025);
+    for mode in MODES {
+        let mut hasher = new(mode);
+        hasher.update(&input).unwrap();
+        let mut reference = match mode {
+            0 => blake3::Hasher::new(),
+            1 => blake3::Hasher::new_keyed(KEY),
+            _ => blake3::Hasher::new_derive_key(common::CONTEXT),
+        };
+        reference.update(&input);
+        for (position, len) in [(u64::MAX - 15, 48), (u64::MAX, 130), (u64::MAX - 63, 64 * 5 + 1)] {
+            let mut want = vec![0; len];
+            let mut reader = reference.finalize_xof();
+            reader.set_position(position);
+            reader.fill(&mut want);
+            let mut got = vec![0; len];
+            hasher.fill_blocks(position / 64, (position % 64) as u8, &mut got);
+            assert_eq!(got, want, "mode {mode} position {position} length {len}");
+        }
+    }
+}
+
 #[test]
 fn reset_forgets_input_and_keeps_the_mode() {
     for mode in MODES {

@@ -147,15 +147,18 @@ impl NativeHasher {
         self.now(env, |hasher| hasher.room().min(MAX_SAFE_INTEGER as u64) as f64)
     }
 
-    /// Fills all of `out` with output from position `lo + hi * 2^32`; the
-    /// hasher is unchanged.
+    /// Fills all of `out` with output from byte `skip` (0..64) of output
+    /// block `counterLo + counterHi * 2^32` on, the counter going on past
+    /// 2^64 - 1 bytes as the official OutputReader's does; the hasher is
+    /// unchanged.
     #[napi(catch_unwind)]
-    pub fn fill(&self, env: &Env, mut out: Uint8ArraySlice, position_lo: f64, position_hi: f64) -> Result<()> {
-        let lo = integer(env, "positionLo", position_lo, u32::MAX as f64)?;
-        let hi = integer(env, "positionHi", position_hi, u32::MAX as f64)?;
+    pub fn fill(&self, env: &Env, mut out: Uint8ArraySlice, counter_lo: f64, counter_hi: f64, skip: f64) -> Result<()> {
+        let lo = integer(env, "counterLo", counter_lo, u32::MAX as f64)?;
+        let hi = integer(env, "counterHi", counter_hi, u32::MAX as f64)?;
+        let skip = integer(env, "skip", skip, 63.0)? as u8;
         // SAFETY: the only live reference to out's bytes; the hasher is ours.
         let out = unsafe { out.as_mut() };
-        self.now(env, |hasher| hasher.fill((hi << 32) | lo, out))?.map_err(|e| invalid_arg(env, e))
+        self.now(env, |hasher| hasher.fill_blocks((hi << 32) | lo, skip, out))
     }
 
     /// Drops the state now; later calls throw. A running task keeps its own

@@ -5,6 +5,8 @@
 
 mod errors;
 mod hasher;
+#[cfg(windows)]
+mod host;
 mod tasks;
 
 use blake3_kit_native as kit;
@@ -18,7 +20,7 @@ use crate::tasks::{signal, FileTask};
 pub use hasher::NativeHasher;
 
 /// Bumped on any change the loader must know about: it refuses other versions.
-const ABI_VERSION: u32 = 7;
+const ABI_VERSION: u32 = 8;
 
 /// The largest output we hand back as one Uint8Array (Node 20's
 /// buffer.constants.MAX_LENGTH is 2^32).
@@ -31,7 +33,8 @@ pub fn abi_version() -> u32 {
 
 /// Puts the addon's SIGBUS handler back in front (chaining to whichever
 /// replaced it) so that mapped hashes keep surviving truncation; the loader
-/// calls it whenever a `process.on('SIGBUS')` listener comes or goes.
+/// calls it whenever a `process.on('SIGBUS')` listener comes or goes. Always
+/// false off Linux, where no file is mapped and there is no handler.
 #[napi(catch_unwind)]
 pub fn reclaim_sigbus() -> bool {
     blake3_kit_native::reclaim_sigbus()

@@ -2,6 +2,10 @@
 //! official crate: `cargo run -p blake3-kit-vectors -- --state-edges`
 //! (`npm run vectors` writes test/state-edges.json).
 //!
+//! `-- --output-edges` prints output read across the end of BLAKE3's
+//! 2^64 - 1 output bytes, as the official OutputReader goes on past it
+//! (its block counter does) and b3sum prints for --seek there.
+//!
 //! No input of 2^64 - 1 bytes can be hashed in a test, but a saved state
 //! can stand for one: a chunk counter near 2^54, a stack of chaining values
 //! (any 32 bytes are some subtree's) and the open chunk's first bytes. Each
@@ -126,6 +130,50 @@ pub fn print() {
         let _ = writeln!(json, "      \"keyed_hash\": \"{}\",", hex(&output(Mode::KeyedHash(KEY), counter, &stack, &rest)));
         let _ = writeln!(json, "      \"derive_key\": \"{}\"", hex(&output(Mode::DeriveKeyMaterial(&context_key), counter, &stack, &rest)));
         json.push_str(if i + 1 < CASES.len() { "    },\n" } else { "    }\n" });
+    }
+    json.push_str("  ]\n}\n");
+    print!("{json}");
+}
+
+/// (input length, output position, output length): reads at and across the
+/// end of the 2^64 - 1 output bytes.
+const OUTPUT_CASES: [(usize, u64, usize); 6] = [
+    (3, u64::MAX - 15, 48),
+    (3, u64::MAX, 2),
+    (0, u64::MAX - 63, 200),
+    (1025, u64::MAX - 16, 33),
+    (5000, u64::MAX - 64 * 3, 64 * 6 + 5),
+    (5000, u64::MAX - 1, 1),
+];
+
+pub fn print_output() {
+    let key = std::str::from_utf8(KEY).expect("ASCII key");
+    let mut json = String::from("{\n");
+    let _ = writeln!(
+        json,
+        "  \"_comment\": \"Output of the vectors' pattern input (i % 251, input_len bytes) read from position, length bytes, in each mode, by the official crate's OutputReader (crate/vectors/src/edges.rs): across the end of BLAKE3's 2^64 - 1 output bytes its block counter goes on.\","
+    );
+    let _ = writeln!(json, "  \"key\": \"{key}\",");
+    let _ = writeln!(json, "  \"context_string\": \"{CONTEXT}\",");
+    json.push_str("  \"cases\": [\n");
+    for (i, &(input_len, position, length)) in OUTPUT_CASES.iter().enumerate() {
+        let input = pattern(input_len);
+        let read = |mut hasher: Hasher| {
+            hasher.update(&input);
+            let mut reader = hasher.finalize_xof();
+            reader.set_position(position);
+            let mut out = vec![0; length];
+            reader.fill(&mut out);
+            hex(&out)
+        };
+        json.push_str("    {\n");
+        let _ = writeln!(json, "      \"input_len\": {input_len},");
+        let _ = writeln!(json, "      \"position\": \"{position}\",");
+        let _ = writeln!(json, "      \"length\": {length},");
+        let _ = writeln!(json, "      \"hash\": \"{}\",", read(Hasher::new()));
+        let _ = writeln!(json, "      \"keyed_hash\": \"{}\",", read(Hasher::new_keyed(KEY)));
+        let _ = writeln!(json, "      \"derive_key\": \"{}\"", read(Hasher::new_derive_key(CONTEXT)));
+        json.push_str(if i + 1 < OUTPUT_CASES.len() { "    },\n" } else { "    }\n" });
     }
     json.push_str("  ]\n}\n");
     print!("{json}");

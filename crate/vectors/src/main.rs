@@ -6,7 +6,8 @@
 //! `-- --pattern LEN...` instead prints, per length, the hex hash of the
 //! official input pattern of that length: the oracle for tests too large to
 //! commit vectors for (1 GiB). `-- --state-edges` prints saved states at
-//! the input limit with their outputs (edges.rs).
+//! the input limit with their outputs, `-- --output-edges` output read
+//! across the end of the 2^64 - 1 output bytes (edges.rs).
 
 use std::fmt::Write;
 
@@ -57,6 +58,7 @@ fn main() {
     match args.next().as_deref() {
         Some("--pattern") => return pattern_hashes(args),
         Some("--state-edges") => return edges::print(),
+        Some("--output-edges") => return edges::print_output(),
         _ => {}
     }
     let comment = "Each test is an input length and three outputs, one for each of the hash, \

@@ -45,7 +45,7 @@ fn room(slot: u32) -> u64 {
 }
 
 fn output(slot: u32) -> Vec<u8> {
-    assert_eq!(hasher_finalize(slot, 131, 0, 0), OK);
+    assert_eq!(hasher_finalize(slot, 131, 0, 0, 0), OK);
     read_staged(131)
 }
 

@@ -39,7 +39,7 @@ mod state_tests;
 mod tests;
 pub mod tree;
 
-use kernel::{Kernel, Words, CHUNK_LEN, DERIVE_KEY_CONTEXT, DERIVE_KEY_MATERIAL, IV, KEYED_HASH};
+use kernel::{Kernel, Words, BLOCK_LEN, CHUNK_LEN, DERIVE_KEY_CONTEXT, DERIVE_KEY_MATERIAL, IV, KEYED_HASH};
 use memory::{staged, STAGING, STAGING_LEN};
 use slots::{Live, SlotError, Slots};
 use tree::{Hasher, Output};
@@ -68,7 +68,7 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 10;
+pub const ABI_VERSION: u32 = 11;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
@@ -94,7 +94,8 @@ pub const E_UTF8: i32 = -5;
 pub const E_STATE: i32 = -6;
 /// An input offset that is not a multiple of the 1024-byte chunk length.
 pub const E_ALIGN: i32 = -7;
-/// Reading `len` bytes at `position` would pass the 2^64-byte output limit.
+/// A chunk counter past 2^64 bytes of input, or an output block offset of
+/// 64 or more.
 pub const E_POSITION: i32 = -8;
 /// The input would pass 2^64 - 1 bytes, BLAKE3's limit (`hasher_room` says
 /// how much is left), or a hasher with no room left is to be saved.
@@ -154,12 +155,9 @@ fn mode_key(mode: u32) -> Option<(Words, u32)> {
 }
 
 /// Writes `out_len` bytes of the root output at `position` to the staging
-/// buffer. BLAKE3 output ends after 2^64 - 1 bytes, so `position + out_len`
-/// may be at most `u64::MAX`.
+/// buffer; a read that runs past 2^64 - 1 bytes goes on as the official
+/// OutputReader's does (its block counter does).
 fn fill_output(output: &Output, out_len: u32, position: u64) -> i32 {
-    if position.checked_add(u64::from(out_len)).is_none() {
-        return E_POSITION;
-    }
     let Some(out) = staged(out_len) else { return E_LENGTH };
     output.root_fill(Kernel::detect(), position, out);
     OK
@@ -274,14 +272,19 @@ exports! {
         OK
     }
 
-    /// Writes `out_len` bytes of root output, starting at output byte
-    /// `position` (split into two u32 halves), to the staging buffer. The
-    /// hasher is unchanged and can take more input.
-    pub fn hasher_finalize(slot: u32, out_len: u32, position_lo: u32, position_hi: u32) -> i32 {
+    /// Writes `out_len` bytes of root output, starting at byte `skip`
+    /// (below 64) of output block `counter` (split into two u32 halves), to
+    /// the staging buffer: past 2^64 - 1 bytes the counter goes on, as the
+    /// official OutputReader's does. The hasher is unchanged and can take
+    /// more input.
+    pub fn hasher_finalize(slot: u32, out_len: u32, counter_lo: u32, counter_hi: u32, skip: u32) -> i32 {
         let live = match slots().load(slot) { Ok(live) => live, Err(e) => return slot_error(e) };
         if live.subtree_max.is_some() { return E_STATE }
+        if skip >= BLOCK_LEN as u32 { return E_POSITION }
         let output = live.hasher.final_output(Kernel::detect());
-        fill_output(&output, out_len, u64_from(position_lo, position_hi))
+        let Some(out) = staged(out_len) else { return E_LENGTH };
+        output.root_fill_blocks(Kernel::detect(), u64_from(counter_lo, counter_hi), skip as usize, out);
+        OK
     }
 
     /// Back to the state just after `hasher_new`, keeping key and mode (and

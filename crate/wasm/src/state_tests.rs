@@ -28,7 +28,7 @@ fn import(mode: u32, body: &[u8]) -> i32 {
 }
 
 fn finalize(slot: u32, len: usize) -> Vec<u8> {
-    assert_eq!(hasher_finalize(slot, len as u32, 0, 0), OK);
+    assert_eq!(hasher_finalize(slot, len as u32, 0, 0, 0), OK);
     read_staged(len)
 }
 

@@ -42,9 +42,16 @@ impl Output {
 
     /// Fills `out` with root output from byte `position` on. The caller
     /// checks that `position + out.len()` stays within the 2^64 - 1 bytes.
-    pub fn root_fill(&self, kernel: Kernel, position: u64, mut out: &mut [u8]) {
-        let mut counter = position / BLOCK_LEN as u64;
-        let mut skip = (position % BLOCK_LEN as u64) as usize;
+    pub fn root_fill(&self, kernel: Kernel, position: u64, out: &mut [u8]) {
+        self.root_fill_blocks(kernel, position / BLOCK_LEN as u64, (position % BLOCK_LEN as u64) as usize, out);
+    }
+
+    /// Fills `out` with root output from byte `skip` (below 64) of output
+    /// block `counter` on, the counter going on past 2^64 - 1 bytes of
+    /// output as the official OutputReader's does (b3sum's --seek).
+    pub fn root_fill_blocks(&self, kernel: Kernel, counter: u64, skip: usize, mut out: &mut [u8]) {
+        let mut counter = counter;
+        let mut skip = skip;
         while !out.is_empty() {
             // Four whole blocks at a time where they fit: 4 lanes wide in
             // the SIMD build. Reading 1 MiB of output: see kernel/wasm_simd.rs.
