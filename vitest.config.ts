@@ -6,7 +6,7 @@ import { webdriverProvider } from './scripts/webdriver.mjs';
 // @ts-expect-error: a plain .mjs module without types
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './scripts/chromium.mjs';
 
-const entry = (name: string) => fileURLToPath(new URL(`./src/${name}.ts`, import.meta.url));
+const entry = (name: string) => fileURLToPath(new URL(`./src/entries/${name}.ts`, import.meta.url));
 
 // The entries from source: 'blake3-kit', 'blake3-kit/bao' and
 // 'blake3-kit/compat' (exact matches: an object alias of 'blake3-kit' would
@@ -126,6 +126,18 @@ const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-E
 
 type Engine = 'chromium' | 'firefox' | 'webkit';
 
+// The browser entries name their wasm as `new URL('../wasm/…', import.meta.url)`,
+// right for dist/ beside wasm/; from src/entries/ that URL lands in src/wasm/.
+const builtWasm = {
+  name: 'built-wasm',
+  configureServer(server: { middlewares: { use(handler: (req: { url?: string }, res: unknown, next: () => void) => void): void } }) {
+    server.middlewares.use((req, _res, next) => {
+      if (req.url?.includes('/src/wasm/blake3-kit-') === true) req.url = req.url.replace('/src/wasm/', '/wasm/');
+      next();
+    });
+  },
+};
+
 // Chromium through playwright (it drives Debian's build); Firefox ESR and
 // WebKitGTK through WebDriver, which drives stock browsers (scripts/browsers.mjs).
 const engines = {
@@ -146,6 +158,7 @@ function browserProject(engine: Engine, flavour: 'simd' | 'scalar'): TestProject
     ...lowered[engine],
     ...(compat ? compatPage : {}),
     resolve: { alias: [...aliases('browser'), ...(compat ? compatPageAliases : [])] },
+    plugins: [builtWasm],
     server: { headers: flavour === 'simd' ? isolation : {} },
     test: {
       name: `${engine}-${flavour}`,

@@ -10,7 +10,7 @@
 // each child's median: V8 places code differently in every process, which
 // moves small-input numbers by up to ~10%.
 //
-// Each module is instantiated directly and driven exactly as src/hash.ts
+// Each module is instantiated directly and driven exactly as src/wasm/hash.ts
 // drives it: copy the input into the staging buffer, one `hash_oneshot` call,
 // copy the 32-byte digest out; inputs over the staging buffer go through a
 // slot (hasher_new, hasher_update per staging-sized piece, hasher_finalize,

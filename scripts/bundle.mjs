@@ -18,7 +18,7 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const sharedNodeEntry = {
   name: 'shared-node-entry',
   setup(b) {
-    b.onResolve({ filter: /^\.\.\/(bao-)?node\.js$/ }, (args) => ({ path: args.path.slice(1), external: true }));
+    b.onResolve({ filter: /^\.\.\/entries\/(bao-)?node\.js$/ }, (args) => ({ path: `./${args.path.slice('../entries/'.length)}`, external: true }));
   },
 };
 
@@ -31,11 +31,11 @@ const sharedEntryCore = {
   name: 'shared-entry-core',
   setup(b) {
     b.onResolve({ filter: /^\.\/(bao-)?entry-core\.js$/ }, (args) => ({ path: args.path, external: true }));
-    b.onResolve({ filter: /^\.\/compat\/entry-core\.js$/ }, () => ({ path: './compat-entry-core.js', external: true }));
+    b.onResolve({ filter: /^\.\.\/compat\/entry-core\.js$/ }, () => ({ path: './compat-entry-core.js', external: true }));
   },
 };
 
-/** Base64 of a built wasm flavour, for the inline entry (src/inline.ts). */
+/** Base64 of a built wasm flavour (src/wasm/embedded.ts). */
 const embedded = (flavour) => JSON.stringify(readFileSync(join(root, `wasm/blake3-kit-${flavour}.wasm`)).toString('base64'));
 
 /** Keeps each `import … from '….wasm'` for the edge platform's bundler,
@@ -74,7 +74,7 @@ export async function bundle() {
   // as text (src/node/embedded.ts).
   await build({
     ...common,
-    entryPoints: [join(root, 'src/worker-node.ts')],
+    entryPoints: [join(root, 'src/entries/worker-node.ts')],
     outfile: join(root, 'dist/worker-node.js'),
     platform: 'node',
     target: 'node20',
@@ -105,7 +105,7 @@ export async function bundle() {
           'bao-node-bundle',
           'compat-node-bundle',
         ]
-          .map((name) => [name, join(root, `src/${name}.ts`)])
+          .map((name) => [name, join(root, `src/entries/${name}.ts`)])
           .concat([['compat-entry-core', join(root, 'src/compat/entry-core.ts')]]),
       ),
       outdir: join(root, 'dist'),
@@ -131,7 +131,7 @@ export async function bundle() {
     ].map(([name, source, suffix]) =>
       build({
         ...common,
-        entryPoints: [join(root, `src/${source}.ts`)],
+        entryPoints: [join(root, `src/entries/${source}.ts`)],
         outfile: join(root, `dist/${name}.js`),
         platform: 'neutral',
         target: 'es2022',
@@ -141,7 +141,7 @@ export async function bundle() {
     // Hashing workers: dist/worker.js (module Web Worker); dist/worker-node.js is built first (above).
     build({
       ...common,
-      entryPoints: [join(root, 'src/worker-browser.ts')],
+      entryPoints: [join(root, 'src/entries/worker-browser.ts')],
       outfile: join(root, 'dist/worker.js'),
       platform: 'browser',
       target: 'es2022',
@@ -149,7 +149,7 @@ export async function bundle() {
     // The CLI imports dist/node.js at run time instead of a second copy of it.
     build({
       ...common,
-      entryPoints: [join(root, 'src/cli.ts')],
+      entryPoints: [join(root, 'src/entries/cli.ts')],
       outfile: join(root, 'dist/cli.js'),
       platform: 'node',
       target: 'node20',
@@ -188,7 +188,7 @@ const TYPE_ENTRIES = [
   'compat-node.d.ts',
   'compat-browser.d.ts',
   'compat-workerd.d.ts',
-];
+].map((name) => `entries/${name}`);
 
 /**
  * Deletes the .d.ts files tsc wrote that no type entry reaches (through
@@ -217,6 +217,7 @@ function pruneDeclarations() {
       if (statSync(path).isDirectory()) walk(path);
       else if (name.endsWith('.d.ts') && !reached.has(path)) rmSync(path);
     }
+    if (dir !== dist && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
   };
   walk(dist);
 }

@@ -18,7 +18,7 @@ export type { BlockChoice, BlockCode } from './wasm/blocks.js';
 
 export { Hasher, XofReader, createHasher } from './hasher.js';
 export { toHex } from './hex.js';
-export { equal } from './cid.js';
+export { equal } from './addressing/cid.js';
 export { MAX_OUTPUT_LENGTH, type AsyncHashOptions, type HashOptions, type Input, type KeyOption, type LengthOption } from './input.js';
 export { memoryStats } from './wasm/core.js';
 export { simdSupported, type Backend, type Flavour, type WasmBackend, type WasmSource } from './wasm/load.js';

@@ -27,7 +27,7 @@
 // and Node's start-up (~70 ms).
 
 import { closeSync, constants, openSync, statSync } from 'node:fs';
-import { toHex, type Blake3, type Blake3Hasher } from '../node.js';
+import { toHex, type Blake3, type Blake3Hasher } from '../entries/node.js';
 import type { Options } from './args.js';
 import { parseCheckLine, type CheckLine } from './check-format.js';
 import { describe, withoutPrefix } from './errors.js';

@@ -8,7 +8,7 @@
 // far as it goes. Memory stays flat for any file size. --check reads small
 // regular files itself (check.ts).
 
-import { configureParallel, init, toHex, type Blake3, type Blake3Hasher, type Blake3XofReader, type KeyOption } from '../node.js';
+import { configureParallel, init, toHex, type Blake3, type Blake3Hasher, type Blake3XofReader, type KeyOption } from '../entries/node.js';
 import { parseOptions, UsageError, type Options } from './args.js';
 import { rawArgs } from './argv.js';
 import { checkFiles } from './check.js';

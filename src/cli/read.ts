@@ -2,7 +2,7 @@
 // stdin, as b3sum does: all of their content, whatever size they report.
 
 import { closeSync, openSync } from 'node:fs';
-import { updateFromFile } from '../node.js';
+import { updateFromFile } from '../entries/node.js';
 import type { Options } from './args.js';
 import { displayPath } from './check-format.js';
 import { readSome } from './io.js';

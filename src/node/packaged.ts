@@ -43,9 +43,9 @@ export function filesBeside(base: string | undefined): PackagedFiles {
       throw new Error(BUNDLED_APART, { cause: error });
     }
   };
-  // Run from sources (the test suite imports src/), the built files are used.
+  // Run from sources (the test suite imports src/entries/), the built files are used.
   const fromSources = base?.endsWith('.ts') === true;
-  const dist = fromSources ? '../dist/' : './';
+  const dist = fromSources ? '../../dist/' : './';
   return {
     wasm: (flavour) => beside(`${dist}../wasm/blake3-kit-${flavour}.wasm`),
     wasmBytes(flavour) {

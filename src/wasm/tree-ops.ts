@@ -1,4 +1,4 @@
-// The tree operations on wasm, as one record for src/tree-ops.ts and the
+// The tree operations on wasm, as one record for src/addressing/tree-ops.ts and the
 // Node routing: the subtree pieces (subtree.ts) and the Bao pre-order
 // writer (pre-order.ts).
 

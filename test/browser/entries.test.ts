@@ -9,8 +9,8 @@ import { flavour, pattern } from '../shared/setup.js';
 
 // The shipped bundles, whose entries share their chunks (and so one wasm
 // state) and whose workers run dist/worker.js.
-type Main = typeof import('../../src/browser.js');
-type Bao = typeof import('../../src/bao-browser.js');
+type Main = typeof import('../../src/entries/browser.js');
+type Bao = typeof import('../../src/entries/bao-browser.js');
 const main: Main = await import(/* @vite-ignore */ '/dist/browser.js');
 const bao: Bao = await import(/* @vite-ignore */ '/dist/bao-browser.js');
 const { configureParallel, createHasher, hash, hashParallel, parallelStatus, startWorkers, toHex } = main;

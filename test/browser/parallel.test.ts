@@ -13,7 +13,7 @@ parallelSuite(lib as never, {
   cases: 'hashing',
   dyingWorker: new URL('./workers/dying-worker.js', import.meta.url),
   brokenWorker: new URL('./workers/broken-worker.js', import.meta.url),
-  // The package's own rule (src/browser.ts): WebKitGTK is isolated without a SharedArrayBuffer.
+  // The package's own rule (src/entries/browser.ts): WebKitGTK is isolated without a SharedArrayBuffer.
   shared: globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function',
 });
 

@@ -15,7 +15,7 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import * as reference from 'blake3-wasm';
 import * as reference3 from 'blake3-wasm-3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type * as NodeCompat from '../../src/compat-node.js';
+import type * as NodeCompat from '../../src/entries/compat-node.js';
 
 // Types from the Node entry: tsc resolves the package's own name through
 // its exports map to the default (browser) condition's declarations.

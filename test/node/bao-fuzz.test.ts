@@ -1,4 +1,4 @@
-// Fuzz: src/bao's verifiers against the crates' own on hostile input. Random
+// Fuzz: src/addressing/bao's verifiers against the crates' own on hostile input. Random
 // contents around chunk and group edges and up to 300 KiB are encoded (our
 // encoders, which test/node/bao-oracle.test.ts holds byte-identical to the
 // crates'), then corrupted: bit flips in the header, the first nodes, the
@@ -331,7 +331,7 @@ function disagreement(c: Case, answer: Answer, ours: Verdict): string | undefine
   return undefined;
 }
 
-describe(`src/bao's verifiers against the bao and bao-tree crates on corrupted input (seed ${seed}, ${backend})`, () => {
+describe(`src/addressing/bao's verifiers against the bao and bao-tree crates on corrupted input (seed ${seed}, ${backend})`, () => {
   const rng = random(seed);
   const make = { combined: combinedCase, outboard: outboardCase, slice: sliceCase, tree: treeCase };
   const cases = (Object.keys(COUNTS) as Case['kind'][]).flatMap((kind) => Array.from({ length: COUNTS[kind] }, () => make[kind](rng)));

@@ -1,4 +1,4 @@
-// src/bao against the upstream crates themselves (crate/bao-oracle): the bao
+// src/addressing/bao against the upstream crates themselves (crate/bao-oracle): the bao
 // crate 0.13.1's combined encodings, outboards and slices, and bao-tree
 // 0.17.0's pre- and post-order outboards and range encodings (random chunk
 // range sets, open ones and ones past the end) at chunk_log 0 to 6, and its
@@ -109,7 +109,7 @@ function checkTrees(
   return checked;
 }
 
-describe.runIf(inject('flavour') === 'simd')(`src/bao against the bao and bao-tree crates (seed ${seed})`, () => {
+describe.runIf(inject('flavour') === 'simd')(`src/addressing/bao against the bao and bao-tree crates (seed ${seed})`, () => {
   const rng = random(seed);
   const key = rng.bytes(32);
   const cases = lengths(rng).map((len) => ({

@@ -9,7 +9,7 @@ import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { describe, expect, it } from 'vitest';
 import { CONTEXT, KEY, pattern, random, seed } from './setup.js';
 
-type Lib = Pick<typeof import('../../src/node.js'), 'hashParallel' | 'hashBlob' | 'hashStream' | 'hash' | 'toHex'>;
+type Lib = Pick<typeof import('../../src/entries/node.js'), 'hashParallel' | 'hashBlob' | 'hashStream' | 'hash' | 'toHex'>;
 
 export interface AsyncSubject {
   /** What does the hashing, for the test names. */

@@ -4,7 +4,7 @@
 // HTTP Range Requests" ("Fulfilling Range Requests": bytes 900-1299 need
 // chunks 0-1023 and 1024-2047; "Example": bytes=500-1600 is chunks 0 and 1,
 // 524 + 577 bytes). Its start-chunk formula says ceiling where its example
-// needs the floor: the example is followed (src/bao-tree/http-range.ts).
+// needs the floor: the example is followed (src/addressing/bao-tree/http-range.ts).
 import {
   baoDecodeStream,
   baoEncode,

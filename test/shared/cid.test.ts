@@ -7,8 +7,8 @@ import { CID } from 'multiformats/cid';
 import { base58btc } from 'multiformats/bases/base58';
 import { create as createDigest } from 'multiformats/hashes/digest';
 import { describe, expect, it } from 'vitest';
-import { fromBase32, fromBase58, toBase32, toBase58 } from '../../src/multiformats/bases.js';
-import { decodeVarint, encodeVarint } from '../../src/multiformats/varint.js';
+import { fromBase32, fromBase58, toBase32, toBase58 } from '../../src/addressing/multiformats/bases.js';
+import { decodeVarint, encodeVarint } from '../../src/addressing/multiformats/varint.js';
 import { loadBao, random, seed, thrownBy } from './setup.js';
 
 const b3 = await loadBao();

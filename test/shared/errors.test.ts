@@ -143,7 +143,9 @@ describe('names', () => {
     // The suite runs from src/ in Node; the bundle is what users import.
     // Specifiers in variables: the type checker must not need dist/ built.
     const bundle = typeof window === 'undefined' ? '../../dist/node.js' : '/dist/browser.js';
-    const built: Partial<typeof import('../../src/node.js')> & typeof import('../../src/browser.js') = await import(/* @vite-ignore */ bundle);
+    const built: Partial<typeof import('../../src/entries/node.js')> & typeof import('../../src/entries/browser.js') = await import(
+      /* @vite-ignore */ bundle
+    );
     await built.init();
     expect(built.Hasher.name).toBe('Hasher');
     expect(built.XofReader.name).toBe('XofReader');

@@ -8,7 +8,7 @@ import { asyncContract } from './async-contract.js';
 import { KEY, pattern, random, seed } from './setup.js';
 
 // The bao entries' types (everything); a hashing entry runs the hashing cases.
-type Lib = typeof import('../../src/bao-node.js') | typeof import('../../src/bao-browser.js');
+type Lib = typeof import('../../src/entries/bao-node.js') | typeof import('../../src/entries/bao-browser.js');
 interface Env {
   /** A worker script that dies (exits, or closes itself) on its 3rd job. */
   dyingWorker: URL;
