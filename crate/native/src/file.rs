@@ -1,16 +1,33 @@
-//! Hashing files: a byte range of a caller's fd, or a whole path.
+//! Hashing files: a byte range of a caller's open file, or a whole path.
+//!
+//! Only Linux maps files (`mapped.rs`, under guard.rs's SIGBUS guard).
+//! macOS and Windows read them, in `READ_BUF` pieces hashed on the pool's
+//! threads, which measured about as fast as mapping on Linux (`READ_BUF`):
+//! - macOS raises SIGBUS for a truncated mapping too, but a signal handler
+//!   (si_code, the zero-fill mmap) that nobody has run on a Mac is worse than
+//!   none: if it were wrong a truncation could hang or hash zeros unnoticed.
+//!   This machine can build for macOS but not run it.
+//! - Windows refuses to truncate a file with a mapped view
+//!   (ERROR_USER_MAPPED_FILE), but a mapped read that fails underneath (a
+//!   network share or a removable disk going away) raises
+//!   EXCEPTION_IN_PAGE_ERROR, which kills node.exe unless a vectored
+//!   exception handler answers it, and Wine, where this is tested, does not
+//!   fail the way Windows does. A mapping would also make other programs'
+//!   saves to the file fail while it is hashed.
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::mem::ManuallyDrop;
-use std::os::fd::{FromRawFd, RawFd};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::error::{Error, InvalidArg};
-use crate::guard::Guard;
 use crate::mode::{fill, new_hasher};
 use crate::pool::{self, Absorb, Pool};
+
+#[cfg(target_os = "linux")]
+mod mapped;
+#[cfg(windows)]
+mod windows;
 
 /// Ranges shorter than this are read, not mapped: upstream's own threshold
 /// for `update_mmap` (mapping a small file costs more than reading it).
@@ -33,8 +50,8 @@ const READ_SMALL: usize = 64 * 1024;
 /// Hashes bytes `[offset, offset + length)` of the open file `fd` into
 /// `hasher`, stopping early (not failing) at end of file; returns how many
 /// bytes were hashed. The fd is borrowed: neither closed nor moved (`pread`
-/// and `mmap` ignore the file position). With `mmap`, a range of at least
-/// `MMAP_MIN` bytes of a regular file is mapped instead of read.
+/// and `mmap` ignore the file position). With `mmap`, on Linux, a range of
+/// at least `MMAP_MIN` bytes of a regular file is mapped instead of read.
 ///
 /// End of file is where reads end, not the size fstat reports: procfs says
 /// 0 bytes and sysfs 4096 for files that hold a few dozen. Pipes, FIFOs and
@@ -47,63 +64,69 @@ const READ_SMALL: usize = 64 * 1024;
 ///
 /// Bytes that would take the input past 2^64 - 1 bytes, BLAKE3's limit,
 /// are an error (`Error::Arg`), with the hasher part-way as for any error.
-pub fn update_from_fd(hasher: &mut impl Absorb, fd: RawFd, offset: u64, length: u64, mmap: bool) -> Result<u64, Error> {
+#[cfg(unix)]
+pub fn update_from_fd(hasher: &mut impl Absorb, fd: std::os::fd::RawFd, offset: u64, length: u64, mmap: bool) -> Result<u64, Error> {
+    use std::os::fd::FromRawFd;
     if fd < 0 {
         return Err(io::Error::from_raw_os_error(libc::EBADF).into());
     }
     // SAFETY: fd >= 0; ManuallyDrop keeps the caller's fd open.
     let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+    update_from_file(hasher, &file, offset, length, mmap)
+}
+
+/// `update_from_fd` for a Windows handle (Node's fds become handles in the
+/// addon, through node.exe's `uv_get_osfhandle`): read with `seek_read`,
+/// never mapped, and the handle's position put back afterwards. Pipes and
+/// consoles are read from where they stand, as on Unix.
+///
+/// # Safety
+///
+/// `handle` is null, INVALID_HANDLE_VALUE (both fail with
+/// ERROR_INVALID_HANDLE) or a handle that stays open until this returns.
+/// Unlike an fd, which the kernel checks, a handle is a pointer.
+#[cfg(windows)]
+pub unsafe fn update_from_handle(
+    hasher: &mut impl Absorb,
+    handle: std::os::windows::io::RawHandle,
+    offset: u64,
+    length: u64,
+    mmap: bool,
+) -> Result<u64, Error> {
+    use std::os::windows::io::FromRawHandle;
+    // INVALID_HANDLE_VALUE is -1, what uv_get_osfhandle gives for a closed fd.
+    if handle.is_null() || handle as isize == -1 {
+        return Err(io::Error::from_raw_os_error(windows::ERROR_INVALID_HANDLE).into());
+    }
+    // SAFETY: open, as the caller promises; ManuallyDrop keeps it open.
+    let file = ManuallyDrop::new(unsafe { File::from_raw_handle(handle) });
+    update_from_file(hasher, &file, offset, length, mmap)
+}
+
+fn update_from_file(hasher: &mut impl Absorb, file: &File, offset: u64, length: u64, mmap: bool) -> Result<u64, Error> {
     if length == 0 {
         return Ok(0);
     }
     let pool = pool::current();
+    #[cfg(target_os = "linux")]
     if mmap && length >= MMAP_MIN {
-        if let Some(hashed) = update_mapped(&pool, hasher, &file, offset, length)? {
+        if let Some(hashed) = mapped::update(&pool, hasher, file, offset, length)? {
             return Ok(hashed);
         }
     }
-    update_read(&pool, hasher, &file, offset, length)
-}
-
-/// The mapped path; `None` when the range is not worth or not able to be
-/// mapped safely (not a regular file, too short after EOF, mmap refused, or
-/// no guard to be had), and the caller reads instead.
-fn update_mapped(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64, length: u64) -> Result<Option<u64>, Error> {
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Ok(None);
-    }
-    // Map only what exists: mapping past EOF would fault when touched.
-    let available = meta.len().saturating_sub(offset).min(length);
-    if available < MMAP_MIN {
-        return Ok(None);
-    }
-    let Ok(len) = usize::try_from(available) else { return Ok(None) };
-    // SAFETY: the map is read-only, never leaves this function, and is only
-    // read while `guard` covers it, so a truncation faults into guard.rs's
-    // handler, which maps zeros there, instead of killing the process.
-    let Ok(map) = (unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map(file) }) else {
-        return Ok(None);
-    };
-    let Some(guard) = Guard::new(&map) else { return Ok(None) };
-    // Returns after the pool joined: no thread reads the map any more.
-    let absorbed = hasher.absorb(pool, &map);
-    // Unregistered before `map` is dropped (unmapped), so the range is never
-    // registered while the addresses could belong to someone else's mapping.
-    // munmap then removes the file pages and any zero pages alike.
-    if guard.finish() {
-        return Err(Error::Truncated);
-    }
-    absorbed?;
-    // A cut inside the range's last page raises no SIGBUS: the kernel zeroes
-    // that page's tail and it stays mapped. Only the size tells.
-    if file.metadata()?.len() < offset + available {
-        return Err(Error::Truncated);
-    }
-    Ok(Some(available))
+    #[cfg(not(target_os = "linux"))]
+    let _ = mmap; // read either way (see the module comment)
+    update_read(&pool, hasher, file, offset, length)
 }
 
 fn update_read(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64, length: u64) -> Result<u64, Error> {
+    #[cfg(windows)]
+    if !windows::has_positions(file) {
+        let mut buf = vec![0u8; usize::try_from(length).map_or(READ_SMALL, |l| l.min(READ_SMALL))];
+        return update_sequential(pool, hasher, file, length, &mut buf);
+    }
+    #[cfg(windows)]
+    let _kept = windows::KeepPosition::new(file);
     // One buffer for the whole range, READ_BUF only for files that say they
     // hold that much: kernel files refuse large reads (a procfs sysctl file
     // fails a 4 MiB read with ENOMEM, its kmalloc limit). The size is a
@@ -116,13 +139,14 @@ fn update_read(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64, 
         let want = usize::try_from(length - hashed).map_or(buf.len(), |l| l.min(buf.len()));
         // An offset past what off_t holds fails in the kernel (EINVAL), not here.
         let at = offset.saturating_add(hashed);
-        match file.read_at(&mut buf[..want], at) {
+        match read_at(file, &mut buf[..want], at) {
             Ok(0) => break, // end of file
             Ok(n) => {
                 hasher.absorb(pool, &buf[..n])?;
                 hashed += n as u64;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            #[cfg(unix)]
             Err(e) if hashed == 0 && e.raw_os_error() == Some(libc::ESPIPE) => {
                 return update_sequential(pool, hasher, file, length, &mut buf);
             }
@@ -130,6 +154,15 @@ fn update_read(pool: &Pool, hasher: &mut impl Absorb, file: &File, offset: u64, 
         }
     }
     Ok(hashed)
+}
+
+/// A read at `at` that leaves the file's position alone (on Windows,
+/// `update_read` puts it back).
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::read_at(file, buf, at);
+    #[cfg(windows)]
+    return std::os::windows::fs::FileExt::seek_read(file, buf, at);
 }
 
 /// Up to `length` bytes from where `file` stands, for fds without positions.
@@ -161,6 +194,9 @@ fn update_sequential(pool: &Pool, hasher: &mut impl Absorb, mut file: &File, len
 /// (procfs: 0, sysfs: 4096) or that refuse mapping are read to their end.
 /// Opening a FIFO waits for a writer, as b3sum does: the JS side sends only
 /// regular files here and reads FIFOs itself, where an abort can end the wait.
+///
+/// Where nothing is mapped (macOS, Windows), `mmap` reads in `READ_BUF`
+/// pieces hashed on the pool's threads instead: the fast way there.
 pub fn hash_file(path: &Path, mode: u32, key: Option<&[u8]>, out_len: usize, mmap: bool) -> Result<Vec<u8>, Error> {
     let mut hasher = new_hasher(mode, key)?;
     // Fails here, before any I/O, if the output can't be allocated; never aborts.
@@ -169,15 +205,34 @@ pub fn hash_file(path: &Path, mode: u32, key: Option<&[u8]>, out_len: usize, mma
         return Err(InvalidArg::range("outLength", format!("cannot allocate {out_len} bytes of output")).into());
     }
     out.resize(out_len, 0);
-    let file = File::open(path)?;
-    if !mmap || update_mapped(&pool::current(), &mut hasher, &file, 0, u64::MAX)?.is_none() {
+    let file = open(path)?;
+    if !mmap {
         hasher.update_reader(&file)?;
+    } else {
+        #[cfg(target_os = "linux")]
+        if mapped::update(&pool::current(), &mut hasher, &file, 0, u64::MAX)?.is_none() {
+            hasher.update_reader(&file)?;
+        }
+        #[cfg(not(target_os = "linux"))]
+        update_read(&pool::current(), &mut hasher, &file, 0, u64::MAX)?;
     }
     fill(&hasher, 0, &mut out)?;
     Ok(out)
 }
 
-#[cfg(test)]
+/// Opens `path` for reading; on Windows as libuv does, so that a directory
+/// fails as Node's reads of one do (see `windows::FILE_FLAG_BACKUP_SEMANTICS`).
+fn open(path: &Path) -> io::Result<File> {
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new().read(true).custom_flags(windows::FILE_FLAG_BACKUP_SEMANTICS).open(path)
+    }
+    #[cfg(not(windows))]
+    File::open(path)
+}
+
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use blake3::Hasher;

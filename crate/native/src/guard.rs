@@ -9,7 +9,8 @@
 //! and the caller turns the mark into `Error::Truncated`, never a digest.
 //! Any other SIGBUS goes to whatever handler was there before us.
 //!
-//! Linux only (as is the addon); see `file.rs` for the callers.
+//! Linux only (glibc and musl): see `file.rs` for the callers, and for why
+//! macOS and Windows read files instead of mapping them.
 //!
 //! Why no generation counter on slots: a range is unregistered only after
 //! the hash over it returned, which is after the pool joined, which is after

@@ -9,6 +9,7 @@
 mod cpu;
 mod error;
 mod file;
+#[cfg(target_os = "linux")]
 mod guard;
 mod kernel;
 mod many;
@@ -21,7 +22,12 @@ mod subtree;
 
 pub use cpu::cpu_features;
 pub use error::{ArgKind, Error, InvalidArg};
-pub use file::{hash_file, update_from_fd, MMAP_MIN, READ_BUF};
+#[cfg(unix)]
+pub use file::update_from_fd;
+#[cfg(windows)]
+pub use file::update_from_handle;
+pub use file::{hash_file, MMAP_MIN, READ_BUF};
+#[cfg(target_os = "linux")]
 pub use guard::reclaim as reclaim_sigbus;
 pub use many::{hash_many, Items};
 pub use mode::{context_key, fill, hash_into, mode_key, new_hasher, Mode, KEY_LEN, MAX_OUTPUT};
@@ -30,6 +36,13 @@ pub use pool::{set_threads, threads, update, Absorb, Pool, MAX_THREADS, RAYON_MI
 pub use resumable::Resumable;
 pub use state::BODY_HEAD;
 pub use subtree::{chunk_chaining_values, max_subtree_len, merge_subtrees, parent_chaining_values, subtree_chaining_value, CV_LEN};
+
+/// Only Linux maps files (file.rs), so elsewhere there is no SIGBUS handler
+/// to put back in front, and nothing that needs one: always false.
+#[cfg(not(target_os = "linux"))]
+pub fn reclaim_sigbus() -> bool {
+    false
+}
 
 /// Re-exported so callers name one version of the official crate.
 pub use blake3;

@@ -31,27 +31,48 @@ pub fn invalid_arg(env: &Env, e: InvalidArg) -> Error {
 /// A plain Error with `code` = errno name and a message naming the operation
 /// and path, as Node's fs does: "ENOENT: no such file or directory, hashFile '/x'".
 pub fn io_error(env: &Env, e: &io::Error, op: &str, path: Option<&str>) -> Error {
-    let code = e.raw_os_error().map_or("UNKNOWN", errno_name);
-    let mut text = e.to_string();
-    // std appends " (os error N)"; Node's messages don't.
-    if let Some(cut) = text.find(" (os error") {
-        text.truncate(cut);
-    }
-    let text = text.to_lowercase();
+    let (code, errno, text) = describe(e);
     let message = match path {
         Some(p) => format!("{code}: {text}, {op} '{p}'"),
         None => format!("{code}: {text}, {op}"),
     };
     let value = JsError::from(Error::new(code, message)).into_unknown(*env);
-    if let (Ok(mut obj), Some(errno)) = (value.coerce_to_object(), e.raw_os_error()) {
+    if let (Ok(mut obj), Some(errno)) = (value.coerce_to_object(), errno) {
         // Node's fs errors carry these too; best effort.
-        let _ = obj.set_named_property("errno", -errno);
+        let _ = obj.set_named_property("errno", errno);
         let _ = obj.set_named_property("syscall", op);
         if let Some(p) = path {
             let _ = obj.set_named_property("path", p);
         }
     }
     Error::from(value)
+}
+
+/// `e` as Node's fs names it: the code ("ENOENT"), `errno` (libuv's
+/// negative number) and the message's text.
+#[cfg(not(windows))]
+fn describe(e: &io::Error) -> (String, Option<i32>, String) {
+    let code = e.raw_os_error().map_or("UNKNOWN", errno_name);
+    (code.to_owned(), e.raw_os_error().map(|errno| -errno), std_text(e))
+}
+
+/// On Windows `raw_os_error` is a Win32 error (GetLastError), which
+/// node.exe's own libuv names (host.rs), as it does for Node's fs.
+#[cfg(windows)]
+fn describe(e: &io::Error) -> (String, Option<i32>, String) {
+    match e.raw_os_error().and_then(crate::host::describe) {
+        Some((errno, code, text)) => (code, Some(errno), text),
+        None => ("UNKNOWN".to_owned(), None, std_text(e)),
+    }
+}
+
+/// std's text for `e` as Node writes it: lower case, without std's " (os error N)".
+fn std_text(e: &io::Error) -> String {
+    let mut text = e.to_string();
+    if let Some(cut) = text.find(" (os error") {
+        text.truncate(cut);
+    }
+    text.to_lowercase()
 }
 
 /// A mapped file shrank while it was hashed (core `Error::Truncated`):
@@ -93,6 +114,7 @@ pub fn integer(env: &Env, name: &str, value: f64, max: f64) -> Result<u64> {
     Err(range_error(env, format!("{name} must be an integer from 0 to {max}, got {value}")))
 }
 
+#[cfg(not(windows))]
 fn errno_name(errno: i32) -> &'static str {
     match errno {
         libc::ENOENT => "ENOENT",

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use blake3_kit_native::{hash_file, update_from_fd, Error as CoreError, Resumable};
+use blake3_kit_native::{hash_file, Absorb, Error as CoreError, Resumable};
 use napi::bindgen_prelude::*;
 use napi::{sys, JsValue, Task};
 
@@ -257,6 +257,22 @@ impl Task for FdTask {
         self.busy.take();
         Err(err)
     }
+}
+
+/// The core's `update_from_fd`, with Node's fd.
+#[cfg(unix)]
+fn update_from_fd(hasher: &mut impl Absorb, fd: i32, offset: u64, length: u64, mmap: bool) -> std::result::Result<u64, CoreError> {
+    blake3_kit_native::update_from_fd(hasher, fd, offset, length, mmap)
+}
+
+/// On Windows Node's fd is its CRT's: the core reads the HANDLE behind it.
+#[cfg(windows)]
+fn update_from_fd(hasher: &mut impl Absorb, fd: i32, offset: u64, length: u64, mmap: bool) -> std::result::Result<u64, CoreError> {
+    let handle = crate::host::os_handle(fd)?;
+    // SAFETY: the handle of an fd the caller holds open until the task
+    // settles (as on Unix, where the fd is only borrowed), or
+    // INVALID_HANDLE_VALUE for one that is not open, which fails.
+    unsafe { blake3_kit_native::update_from_handle(hasher, handle, offset, length, mmap) }
 }
 
 /// `hashFile`: b3sum's way, via the core. Upstream hashes the whole file in
