@@ -7,7 +7,7 @@
 // download drops from 7.4 KB to 3.5 KB gzip. esbuild keeps the literal
 // `new URL('../wasm/...', import.meta.url)` that bundlers look for.
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { isMain, main, root } from './lib.mjs';
@@ -149,7 +149,7 @@ export async function bundle() {
     // The CLI imports dist/node.js at run time instead of a second copy of it.
     build({
       ...common,
-      entryPoints: [join(root, 'src/entries/cli.ts')],
+      entryPoints: [join(root, 'src/cli/bin.ts')],
       outfile: join(root, 'dist/cli.js'),
       platform: 'node',
       target: 'node20',
@@ -157,6 +157,7 @@ export async function bundle() {
       define: { __VERSION__: JSON.stringify(version) },
     }),
   ]);
+  writeTypeEntries();
   pruneDeclarations();
   const sizes = ['inline.js', 'node-bundle.js', 'compat-node-bundle.js', 'workerd.js'].map((entry) => `dist/${entry} ${closureGzip(entry)}`);
   console.error(`with the chunks each imports, gzip -9 one by one: ${sizes.join('; ')} (the first three carry both wasm flavours)`);
@@ -176,19 +177,30 @@ function closureGzip(entry) {
   return `${(bytes / 1024).toFixed(1)} KB`;
 }
 
-/** The .d.ts files the package's type entries reach. */
+/** The entries whose declarations package.json names, as dist/<name>.d.ts. */
 const TYPE_ENTRIES = [
-  'node.d.ts',
-  'browser.d.ts',
-  'workerd.d.ts',
-  'inline.d.ts',
-  'bao-node.d.ts',
-  'bao-browser.d.ts',
-  'bao-workerd.d.ts',
-  'compat-node.d.ts',
-  'compat-browser.d.ts',
-  'compat-workerd.d.ts',
-].map((name) => `entries/${name}`);
+  'node',
+  'browser',
+  'workerd',
+  'inline',
+  'bao-node',
+  'bao-browser',
+  'bao-workerd',
+  'compat-node',
+  'compat-browser',
+  'compat-workerd',
+];
+
+/** dist/<name>.d.ts beside each dist/<name>.js, over tsc's
+ * dist/entries/<name>.d.ts: the sources' folders are not the package's. */
+function writeTypeEntries() {
+  for (const name of TYPE_ENTRIES) {
+    const declared = readFileSync(join(root, 'dist', 'entries', `${name}.d.ts`), 'utf8');
+    const lines = [`export * from './entries/${name}.js';`];
+    if (/^export default /m.test(declared)) lines.push(`export { default } from './entries/${name}.js';`);
+    writeFileSync(join(root, 'dist', `${name}.d.ts`), `${lines.join('\n')}\n`);
+  }
+}
 
 /**
  * Deletes the .d.ts files tsc wrote that no type entry reaches (through
@@ -210,7 +222,7 @@ function pruneDeclarations() {
       else throw new Error(`${file} refers to ${spec}, which has no declaration file`);
     }
   };
-  for (const entry of TYPE_ENTRIES) visit(join(dist, entry));
+  for (const name of TYPE_ENTRIES) visit(join(dist, `${name}.d.ts`));
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);

@@ -1,7 +1,7 @@
 // The one Hasher and XofReader, over the state of whichever backend init()
 // chose (engine.ts): a wasm slot or a native handle.
 
-import { activeEngine, type HasherEngine } from './engine.js';
+import { activeEngine, BATCH, type HasherEngine } from './engine.js';
 import { checkOptions, lengthOf, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption } from './input.js';
 import { ownedModeOf, type Mode } from './modes.js';
 import { readState, writeState } from './state.js';
@@ -16,16 +16,6 @@ type DisposeSymbol = SymbolConstructor extends { readonly dispose: infer S exten
  * TypeScript's `using` lowering looks for. */
 export const disposeSymbol: DisposeSymbol = (Symbol as { dispose?: DisposeSymbol }).dispose ?? (Symbol.for('Symbol.dispose') as DisposeSymbol);
 
-/**
- * Small updates are copied into a per-hasher batch of BATCH bytes and reach
- * the backend a batch at a time (each backend says what is small). On wasm,
- * 63-byte updates over 1 MiB ran at 415 -> 620 MB/s (simd) and 560 -> 675
- * (scalar) batched; a 16 KiB batch streams at the one-shot rate. A hasher
- * whose input never outgrows its batch is a one-shot hash of it, and makes
- * no backend state at all: the life cycle of a 64-byte stream went from 0.68
- * to 0.27-0.50 us on wasm, and a napi state costs ~2 us (Node 20, 2-core EPYC).
- */
-export const BATCH = 16 * 1024;
 /** Batches of disposed hashers, reused: allocating a fresh 16 KiB batch took
  * ~1.3 us of the 1.9 us that create, a 64-byte update, digest and dispose
  * cost (Node 20, 2-core EPYC, median of 7 x 20000). */

@@ -5,7 +5,7 @@
 // Every rule the crate asserts is checked here, as a RangeError.
 
 import { activeEngine } from '../engine.js';
-import { treeOps } from './tree-ops.js';
+import { treeOps } from '../tree-ops.js';
 import { checkOptions, lengthOf, outputLength, toBytes, toPosition, type HashOptions, type Input, type KeyOption } from '../input.js';
 import { modeOf } from '../modes.js';
 import { CHUNK_LEN, CV_LEN, leftSubtreeLengthBig } from '../tree/geometry.js';

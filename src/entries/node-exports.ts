@@ -6,7 +6,7 @@
 
 import { nativeInUse } from '../backend.js';
 import type { Input } from '../input.js';
-import { nativeHashBlob, nativeHashParallel, nativeHashStream } from '../native/async.js';
+import { nativeHashBlob, nativeHashParallel, nativeHashStream } from '../node/native-async.js';
 import { addon } from '../native/addon.js';
 import type { ParallelOptions, ParallelSettings } from '../parallel/api.js';
 import type { StreamSource } from '../stream-source.js';

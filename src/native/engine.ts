@@ -3,8 +3,7 @@
 // JS memory (states.ts), and what only the addon can do with it: hash off
 // the JS thread, from memory or from a file descriptor.
 
-import type { HasherEngine, TreeOps } from '../engine.js';
-import { BATCH } from '../hasher.js';
+import { BATCH, type HasherEngine, type TreeOps } from '../engine.js';
 import { checkSignal, copyInto, type Input } from '../input.js';
 import { NATIVE_STEP, abortable, absorb } from './absorb.js';
 import { addon, type NativeHasherHandle } from './addon.js';

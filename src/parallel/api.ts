@@ -8,17 +8,15 @@
 // tree.ts (pieces to chaining values), buffers.ts (reused piece buffers).
 
 import { notInitialized, ownedModeOf, HASH_MODE, type ModeKey } from '../modes.js';
-import { core } from '../wasm/core.js';
-import { hash } from '../wasm/hash.js';
-import { wasmContextKeys } from '../wasm/slot-io.js';
+import { core, hash, wasmContextKeys, rootFromPieces } from '../wasm/workers.js';
 import { Hasher } from '../hasher.js';
 import { checkAsyncOptions, outputLength, toBytes, type AsyncHashOptions, type Input } from '../input.js';
 import { readSource, chunkBytes, type SourceIterator, type StreamSource } from '../stream-source.js';
-import { rootFromPieces } from '../wasm/subtree.js';
+import type { StreamChunkValues } from '../engine.js';
 import { pieceBuffers } from './buffers.js';
 import { PoolLifecycle, type ParallelPlatform } from './lifecycle.js';
 import { blobPieces, blobSlices, bytesPieces, rangePieces, streamPieces, type RangeReader, type SmallStream } from './pieces.js';
-import { abortable } from './promises.js';
+import { abortable } from '../promises.js';
 import { pieceLengthFor, streamPieceLength, type ParallelSettings } from './settings.js';
 import { PIECES_PER_WORKER, runTree } from './tree.js';
 import type { WorkerPool } from './pool.js';
@@ -160,8 +158,6 @@ async function chunkValues(lifecycle: PoolLifecycle, bytes: Uint8Array, options:
   options?.signal?.throwIfAborted();
   return (await bytesOnPool(lifecycle, HASH_MODE, bytes, options, true))?.cvs;
 }
-
-export type StreamChunkValues = { cvs: Uint8Array[]; length: number } | { whole: Uint8Array };
 
 async function streamChunkValues(
   lifecycle: PoolLifecycle,

@@ -2,7 +2,7 @@
 // settings of that moment; retired when the settings change or the workers
 // are terminated, after the calls using it end.
 
-import { loadedModule } from '../wasm/load.js';
+import { loadedModule } from '../wasm/workers.js';
 import { dropPieceBuffers } from './buffers.js';
 import { WARM_UP_BYTES, WorkerPool, type SpawnWorker, type WorkerHandle } from './pool.js';
 import { DEFAULT_SETTINGS, jobDeadline, mergeSettings, type ParallelSettings, type Settings } from './settings.js';

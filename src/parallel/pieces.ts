@@ -5,7 +5,7 @@
 import { checkIntact, inSharedMemory } from '../input.js';
 import { chunkBytes, type SourceIterator } from '../stream-source.js';
 import type { PieceBuffers } from './buffers.js';
-import { abortable, handled } from './promises.js';
+import { abortable, handled } from '../promises.js';
 import type { Piece } from './tree.js';
 
 /**

@@ -14,8 +14,7 @@
 // whose answer breaks the protocol (a custom `workerUrl` script, say) fails
 // its jobs, and the pool gives up on workers: none can be trusted after it.
 
-import { kernelCode } from '../wasm/blocks.js';
-import type { WasmModule } from '../wasm/types.js';
+import { kernelCode, type WasmModule } from '../wasm/workers.js';
 import type { Mode } from '../modes.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 

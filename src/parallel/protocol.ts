@@ -1,6 +1,6 @@
 // Messages between the calling thread and hashing workers.
 
-import type { WasmModule } from '../wasm/types.js';
+import type { WasmModule } from '../wasm/workers.js';
 import type { Mode } from '../modes.js';
 
 export type ToWorker =

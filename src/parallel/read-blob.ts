@@ -12,9 +12,7 @@
 // hasher keeps what was fed, so nothing is read twice.
 
 import type { Mode } from '../modes.js';
-import { core } from '../wasm/core.js';
-import { updateSlotBytes } from '../wasm/slot-io.js';
-import { finishSubtree, openSubtree } from '../wasm/subtree.js';
+import { core, updateSlotBytes, finishSubtree, openSubtree } from '../wasm/workers.js';
 import { high32, low32 } from '../tree/geometry.js';
 
 const READ_LENGTH = 256 * 1024;

@@ -1,10 +1,7 @@
 // The worker side: instantiate the module the calling thread sent, then
 // answer each job with the chaining value of its subtree.
 
-import { applyKernelCode } from '../wasm/blocks.js';
-import { attach, type CoreExports } from '../wasm/core.js';
-import { instantiate } from '../wasm/load.js';
-import { chunkChainingValuesAt, chainingValueAtOffset } from '../wasm/subtree.js';
+import { applyKernelCode, attach, type CoreExports, instantiate, chunkChainingValuesAt, chainingValueAtOffset } from '../wasm/workers.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import { blobSubtreeValue } from './read-blob.js';
 

@@ -4,10 +4,10 @@
 
 import type { ModeKey } from '../modes.js';
 import type { AsyncHashOptions } from '../input.js';
-import { chunkChainingValuesAt, chainingValueAtOffset } from '../wasm/subtree.js';
+import { chunkChainingValuesAt, chainingValueAtOffset } from '../wasm/workers.js';
 import type { PieceBuffers } from './buffers.js';
 import { sizeOf, type WorkerPool } from './pool.js';
-import { abortable } from './promises.js';
+import { abortable } from '../promises.js';
 
 /** At most this many pieces per worker are read and held at once: one
  * hashing, one queued in the worker (pool.ts MAX_IN_FLIGHT). */

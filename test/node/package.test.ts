@@ -75,14 +75,14 @@ describe('package', () => {
       ['./bao', 'bao-'],
     ] as const) {
       expect(pkg.exports[path]).toMatchObject({
-        browser: { types: `./dist/entries/${prefix}browser.d.ts`, default: `./dist/${prefix}browser.js` },
-        node: { types: `./dist/entries/${prefix}node.d.ts`, default: `./dist/${prefix}node.js` },
-        default: { types: `./dist/entries/${prefix}browser.d.ts`, default: `./dist/${prefix}browser.js` },
+        browser: { types: `./dist/${prefix}browser.d.ts`, default: `./dist/${prefix}browser.js` },
+        node: { types: `./dist/${prefix}node.d.ts`, default: `./dist/${prefix}node.js` },
+        default: { types: `./dist/${prefix}browser.d.ts`, default: `./dist/${prefix}browser.js` },
       });
     }
     // For resolvers that ignore "exports": "browser" for those that honour it
     // (Parcel's default config), "main" for the rest, which are Node-like.
-    expect(pkg).toMatchObject({ main: './dist/node.js', browser: './dist/browser.js', types: './dist/entries/node.d.ts' });
+    expect(pkg).toMatchObject({ main: './dist/node.js', browser: './dist/browser.js', types: './dist/node.d.ts' });
     // Each browser entry with the shared chunks it imports (dist/shared-*.js),
     // where the literal URLs that bundlers rewrite may have gone.
     const withChunks = (entry: string) => {
@@ -109,12 +109,12 @@ describe('package', () => {
         'wasm/blake3-kit-scalar.wasm',
         'dist/node.js',
         'dist/browser.js',
-        'dist/entries/browser.d.ts',
-        'dist/entries/node.d.ts',
+        'dist/browser.d.ts',
+        'dist/node.d.ts',
         'dist/bao-node.js',
         'dist/bao-browser.js',
-        'dist/entries/bao-browser.d.ts',
-        'dist/entries/bao-node.d.ts',
+        'dist/bao-browser.d.ts',
+        'dist/bao-node.d.ts',
         'dist/bao-workerd.js',
         'dist/bao-edge-light.js',
       ]),

@@ -14,7 +14,7 @@
 import { toBytes } from '../../input.js';
 import { sameBytes } from '../../equal.js';
 import { MODE_HASH } from '../../modes.js';
-import { treeOps } from '../tree-ops.js';
+import { treeOps } from '../../tree-ops.js';
 import { copyOf, HEADER_LEN } from './nodes.js';
 import { CHUNK_LEAVES, CHUNK_LEN, PARENT_LEN } from '../../tree/geometry.js';
 import { parentOffsetIn, parentsInPreOrder } from '../../tree/walk.js';

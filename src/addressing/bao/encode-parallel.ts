@@ -3,13 +3,12 @@
 // returns every chunk's chaining value, and this thread builds the parents
 // above them (one in sixteen compressions) and writes the encoding.
 
-import { activeEngine } from '../../engine.js';
+import { activeEngine, type StreamChunkValues } from '../../engine.js';
 import { checkAsyncOptions, checkIntact, toBytes, type AsyncHashOptions, type Input } from '../../input.js';
 import { baoEncode, baoEncodedLength, writePreOrder, type BaoEncodeOptions, type BaoEncoding } from './encode.js';
 import { levelsAbove } from './levels.js';
-import { abortable } from '../../parallel/promises.js';
+import { abortable } from '../../promises.js';
 import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../../stream-source.js';
-import type { StreamChunkValues } from '../../parallel/api.js';
 import { baoEncodeStream } from './encode-stream.js';
 import { concat, copyOf, HEADER_LEN } from './nodes.js';
 import { CHUNK_LEAVES, CHUNK_LEN } from '../../tree/geometry.js';

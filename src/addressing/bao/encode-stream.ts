@@ -4,7 +4,7 @@
 // content. The pre-order tree is written once the length is known.
 
 import { checkAsyncOptions, toBytes, type AsyncHashOptions } from '../../input.js';
-import { treeOps } from '../tree-ops.js';
+import { treeOps } from '../../tree-ops.js';
 import { MODE_HASH } from '../../modes.js';
 import { type BaoEncodeOptions, type BaoEncoding, baoEncodedLength, writePreOrder } from './encode.js';
 import { levelsAbove } from './levels.js';

@@ -5,7 +5,7 @@
 
 import { HASH_MODE, type ModeKey } from '../../modes.js';
 import { checkOptions, toBytes, type Input } from '../../input.js';
-import { treeOps } from '../tree-ops.js';
+import { treeOps } from '../../tree-ops.js';
 import { HEADER_LEN } from './nodes.js';
 import { type BlockSize, CHUNK_LEAVES, CHUNK_LEN, heightOf, leftSubtreeLength, PARENT_LEN } from '../../tree/geometry.js';
 import { parentsInPreOrder } from '../../tree/walk.js';

@@ -8,7 +8,7 @@
 // (fetch inflates gzip as it reads) is cancelled as soon as it sends more.
 
 import { checkOptions, checkSignal, toBytes } from '../../input.js';
-import { abortable } from '../../parallel/promises.js';
+import { abortable } from '../../promises.js';
 import { chunkBytes, readSource, type SourceIterator } from '../../stream-source.js';
 import { BaoVerifyError, checkHash, readHeader } from './decode.js';
 import { baoDecodeSlice, checkRange, sliceChunks, sliceOf } from './slice.js';

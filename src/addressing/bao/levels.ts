@@ -6,7 +6,7 @@
 // hashing node by node.
 
 import { HASH_MODE, type ModeKey } from '../../modes.js';
-import { treeOps } from '../tree-ops.js';
+import { treeOps } from '../../tree-ops.js';
 import { leafRootHash } from './nodes.js';
 import { CHUNK_LEN, heightOf, high32, low32 } from '../../tree/geometry.js';
 

@@ -4,7 +4,7 @@
 
 import { activeEngine } from '../../engine.js';
 import { checkKey } from '../../input.js';
-import { treeOps } from '../tree-ops.js';
+import { treeOps } from '../../tree-ops.js';
 import { MODE_KEYED, HASH_MODE, type ModeKey } from '../../modes.js';
 import { high32, low32 } from '../../tree/geometry.js';
 

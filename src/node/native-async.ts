@@ -4,10 +4,10 @@
 
 import { checkAsyncOptions, checkIntact, inSharedMemory, outputLength, type AsyncHashOptions, type Input } from '../input.js';
 import { chunkBytes, nextMacrotask, readSource, type StreamSource } from '../stream-source.js';
-import { nativeHash, inputBytes } from './hash.js';
+import { nativeHash, inputBytes } from '../native/hash.js';
 import { createHasher, type Hasher } from '../hasher.js';
 
-export { NATIVE_STEP } from './absorb.js';
+export { NATIVE_STEP } from '../native/absorb.js';
 
 /** Below this an input is hashed synchronously: one napi call, where a
  * thread-pool round trip would cost more than the hashing. */

@@ -1,5 +1,5 @@
 // Entry point of the `blake3-kit` command (bin/blake3-kit.js).
-import { main } from '../cli/main.js';
+import { main } from './main.js';
 
 main(process.argv.slice(2)).then(
   (code) => {
