@@ -1,5 +1,5 @@
 // The linux-arm64-gnu package, installed from its tarball with the main one
-// and loaded by Debian's arm64 Node (18) under qemu-user: the addon with the
+// and loaded by the official arm64 Node 20 under qemu-user: the addon with the
 // crate's NEON kernel against the official vectors, all three modes with
 // extended output, plus streaming splits and a file, checked here.
 import { spawnSync } from 'node:child_process';
