@@ -2,7 +2,7 @@
 // chose (engine.ts): a wasm slot or a native handle.
 
 import { activeEngine, BATCH, type HasherEngine } from './engine.js';
-import { checkOptions, lengthOf, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption } from './input.js';
+import { checkOptions, lengthOf, outputLength, toBytes, toPosition, type Input, type KeyOption, type LengthOption, utf8, utf8Into } from './input.js';
 import { ownedModeOf, type Mode } from './modes.js';
 import { readState, writeState } from './state.js';
 
@@ -21,7 +21,6 @@ export const disposeSymbol: DisposeSymbol = (Symbol as { dispose?: DisposeSymbol
  * cost (Node 20, 2-core EPYC, median of 7 x 20000). */
 const spareBatches: Uint8Array[] = [];
 const MAX_SPARE_BATCHES = 16;
-const encoder = new TextEncoder();
 const LOW_32 = 0xffffffffn;
 const LOW_64 = 0xffffffffffffffffn;
 /**
@@ -125,12 +124,12 @@ export class Hasher {
     this.#live();
     if (typeof input === 'string') {
       // Up to 3 UTF-8 bytes per UTF-16 unit: the room is counted by that.
-      if (3 * input.length > this.#room) return this.update(encoder.encode(input));
+      if (3 * input.length > this.#room) return this.update(utf8(input));
       this.#room -= 3 * input.length;
       if (3 * input.length < this.#small) {
         const batch = (this.#batch ??= spareBatches.pop() ?? new Uint8Array(BATCH));
         if (this.#batched + 3 * input.length > BATCH) this.#current();
-        this.#batched += encoder.encodeInto(input, batch.subarray(this.#batched)).written;
+        this.#batched += utf8Into(input, batch.subarray(this.#batched)).written;
         return this;
       }
       this.#engine.updateString(this.#current(), input);

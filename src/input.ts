@@ -121,6 +121,28 @@ function detachedError(name: string): TypeError {
   return new TypeError(`blake3-kit: ${name} is a view of a detached ArrayBuffer (transferred or freed)`);
 }
 
+// The one TextEncoder: every string becomes UTF-8 through it, as new bytes
+// (utf8) or straight into a buffer (utf8Into: the wasm staging area, a
+// hasher's batch).
+const utf8Encoder = new TextEncoder();
+
+/** A string's UTF-8 bytes. */
+export function utf8(text: string): Uint8Array<ArrayBuffer> {
+  return utf8Encoder.encode(text);
+}
+
+/** As much of `text` as fits in `target`, as UTF-8: the UTF-16 units read
+ * and the bytes written. */
+export function utf8Into(text: string, target: Uint8Array): TextEncoderEncodeIntoResult {
+  return utf8Encoder.encodeInto(text, target);
+}
+
+/** An Input's bytes: a string as new UTF-8 bytes, anything else as toBytes
+ * takes it, without copying. */
+export function inputBytes(input: Input, name: string): Uint8Array {
+  return typeof input === 'string' ? utf8Encoder.encode(input) : toBytes(input, name);
+}
+
 /** A plain Uint8Array over the caller's bytes, without copying. Plain
  * Uint8Arrays and Node Buffers come back as they are; anything else gets a
  * new plain view. */

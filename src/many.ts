@@ -3,7 +3,19 @@
 // bundles none of it.
 
 import { activeEngine, nativeManyOps, type ManyOps } from './engine.js';
-import { checkIntact, checkOptions, copyInto, lengthOf, outputLength, plainBytes, rangeOf, toBytes, type HashOptions, type Input } from './input.js';
+import {
+  checkIntact,
+  checkOptions,
+  copyInto,
+  lengthOf,
+  outputLength,
+  plainBytes,
+  rangeOf,
+  toBytes,
+  type HashOptions,
+  type Input,
+  utf8,
+} from './input.js';
 import { modeOf, type Mode } from './modes.js';
 import { wasmManyOps } from './wasm/many.js';
 import { requireTreeExports } from './wasm/core.js';
@@ -16,8 +28,6 @@ export interface HashManyOptions extends HashOptions {
    * array. Nothing is written if the call fails. */
   into?: ArrayBufferView | ArrayBufferLike;
 }
-
-const encoder = new TextEncoder();
 
 // An array of inputs is read one element at a time, and each element is
 // checked and copied into a batch of ours (or hashed, if long) before the
@@ -139,7 +149,7 @@ function readInputs(inputs: readonly unknown[], count: number, run: Run): void {
   for (let i = 0; i < count; i++) {
     // Each element read once; the name built only where an error needs it.
     const item: unknown = inputs[i];
-    const bytes = plainBytes(item) ?? (typeof item === 'string' ? encoder.encode(item) : toBytes(item, `inputs[${i}]`));
+    const bytes = plainBytes(item) ?? (typeof item === 'string' ? utf8(item) : toBytes(item, `inputs[${i}]`));
     const length = lengthOf(bytes);
     if (length >= run.limit.alone) {
       // Hashed now, before the next getter runs; the batch first, so each

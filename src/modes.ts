@@ -2,7 +2,7 @@
 // the home of mode resolution for every backend. Checks only; deriving a
 // context key is the backend's (see HasherEngine.contextKey).
 
-import { MAX_CONTEXT_BYTES, checkContext, checkKey, checkOptions, type KeyOption } from './input.js';
+import { MAX_CONTEXT_BYTES, checkContext, checkKey, checkOptions, type KeyOption, utf8 } from './input.js';
 
 export const MODE_HASH = 0;
 export const MODE_KEYED = 1;
@@ -65,8 +65,6 @@ export function ownedModeOf(options: KeyOption | undefined, name: string, contex
  * RangeError for an over-long one calls it. */
 export type ContextKeys = (context: string, name: string) => Uint8Array;
 
-const encoder = new TextEncoder();
-
 /** Context keys by context string, one cache per backend. Deriving one costs
  * a hash of the context; applications use a handful of constant contexts.
  * Every backend takes contexts up to MAX_CONTEXT_BYTES of UTF-8 (the wasm
@@ -77,7 +75,7 @@ export function contextKeyCache(derive: (context: string) => Uint8Array): Contex
   return (context, name) => {
     const cached = keys.get(context);
     if (cached !== undefined) return cached;
-    if (context.length > MAX_CONTEXT_BYTES / 3 && encoder.encode(context).length > MAX_CONTEXT_BYTES) {
+    if (context.length > MAX_CONTEXT_BYTES / 3 && utf8(context).length > MAX_CONTEXT_BYTES) {
       throw new RangeError(`blake3-kit: ${name} must be at most ${MAX_CONTEXT_BYTES} bytes as UTF-8`);
     }
     const key = derive(context);

@@ -24,8 +24,9 @@
 
 import type { HasherEngine } from './engine.js';
 import { sameBytes } from './equal.js';
-import { toBytes, lengthOf } from './input.js';
+import { toBytes, lengthOf, utf8 } from './input.js';
 import { MODE_HASH, MODE_KEYED, type Mode } from './modes.js';
+import { CV_LEN } from './tree/geometry.js';
 
 const MAGIC = [0x42, 0x33, 0x4b, 0x53]; // "B3KS"
 const VERSION = 2;
@@ -38,12 +39,11 @@ const BODY_CV = 12;
 const HEADER = 24;
 const CHECK = 16;
 const BODY_FIXED = 108;
-const CV = 32;
 /** A stack entry per set bit of a chunk counter below 2^54. */
 const MAX_STACK = 54;
 const MIN_LEN = HEADER + BODY_FIXED + CHECK;
 const MODE_NAMES = ['hash', 'keyed_hash', 'derive_key'];
-const KEY_CHECK_MESSAGE = new TextEncoder().encode('blake3-kit saved state key check');
+const KEY_CHECK_MESSAGE = utf8('blake3-kit saved state key check');
 /** BLAKE3's IV as little-endian bytes: hash mode's key. */
 const IV_BYTES = Uint8Array.from([
   0x67, 0xe6, 0x09, 0x6a, 0x85, 0xae, 0x67, 0xbb, 0x72, 0xf3, 0x6e, 0x3c, 0x3a, 0xf5, 0x4f, 0xa5, 0x7f, 0x52, 0x0e, 0x51, 0x8c, 0x68, 0x05, 0x9b,
@@ -77,7 +77,7 @@ export function readState(engine: HasherEngine, mode: Mode, key: Uint8Array | un
   // A copy first: the caller's bytes can't change between checks and use.
   const bytes = toBytes(state, 'state').slice();
   const length = bytes.length;
-  if (length < MIN_LEN || (length - MIN_LEN) % CV !== 0 || (length - MIN_LEN) / CV > MAX_STACK) {
+  if (length < MIN_LEN || (length - MIN_LEN) % CV_LEN !== 0 || (length - MIN_LEN) / CV_LEN > MAX_STACK) {
     throw new RangeError(
       `blake3-kit: state is ${length} bytes; a saved state is ${MIN_LEN} + 32k bytes (k <= ${MAX_STACK}), so this one is truncated, extended or not a saved state`,
     );

@@ -6,7 +6,7 @@
 // pieces) would otherwise be read in microtasks alone, and no timer, I/O
 // or cancel() would ever run.
 
-import { toBytes } from './input.js';
+import { inputBytes } from './input.js';
 
 export type StreamSource = AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array> | BodySource;
 
@@ -21,11 +21,9 @@ export interface SourceIterator {
   next(): Promise<IteratorResult<Uint8Array | string>>;
 }
 
-const encoder = new TextEncoder();
-
 /** A chunk's bytes: strings as UTF-8, views without a copy. */
 export function chunkBytes(value: Uint8Array | string): Uint8Array {
-  return typeof value === 'string' ? encoder.encode(value) : toBytes(value, 'chunk');
+  return inputBytes(value, 'chunk');
 }
 
 /** How long a read loop may run before it lets timers and I/O run. */

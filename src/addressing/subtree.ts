@@ -6,7 +6,7 @@
 
 import { activeEngine } from '../engine.js';
 import { treeOps } from '../tree-ops.js';
-import { checkOptions, lengthOf, outputLength, toBytes, toPosition, type HashOptions, type Input, type KeyOption } from '../input.js';
+import { checkOptions, lengthOf, outputLength, toBytes, toPosition, type HashOptions, type Input, type KeyOption, inputBytes } from '../input.js';
 import { modeOf } from '../modes.js';
 import { CHUNK_LEN, CV_LEN, leftSubtreeLengthBig } from '../tree/geometry.js';
 
@@ -16,8 +16,6 @@ export interface SubtreeOptions extends KeyOption {
 }
 
 const CHUNK = BigInt(CHUNK_LEN);
-const encoder = new TextEncoder();
-
 /** The most bytes the subtree starting at `offset` (a multiple of 1024,
  * greater than 0) can hold: 1024 times the largest power of two dividing
  * its chunk index. At offset 0 there is no limit (undefined). */
@@ -52,7 +50,7 @@ export function subtreeChainingValue(input: Input, options?: SubtreeOptions): Ui
   const offsetOption = options?.offset;
   const { mode, key } = modeOf(options, 'options', engine.contextKey);
   const offset = chunkAligned(toPosition(offsetOption ?? 0, 'options.offset'), 'options.offset');
-  const bytes = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+  const bytes = inputBytes(input, 'input');
   const length = lengthOf(bytes);
   if (length === 0) throw new RangeError('blake3-kit: input of a subtree must hold at least one byte');
   const max = maxSubtreeLength(offset);

@@ -1,4 +1,4 @@
-// Inputs as blake3-wasm takes them (its inputToArray): a Uint8Array (Buffer
+import { utf8 } from '../input.js'; // Inputs as blake3-wasm takes them (its inputToArray): a Uint8Array (Buffer
 // too) as it is, a string as UTF-8, an ArrayBuffer or SharedArrayBuffer as
 // its bytes, and anything else `new Uint8Array(x)` accepts: an array of
 // numbers, or another typed array element by element (a Uint16Array's
@@ -18,8 +18,6 @@ export interface IBaseHashOptions {
 export type BaseHashInput = Uint8Array | ArrayBuffer | SharedArrayBuffer | ArrayLike<number>;
 export type HashInput = BaseHashInput | string;
 
-const encoder = new TextEncoder();
-
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (ArrayBuffer.isView(value)) return value.constructor.name;
@@ -29,7 +27,7 @@ function describe(value: unknown): string {
 /** The input as bytes, converted as blake3-wasm converts it. */
 export function inputToArray(input: HashInput, name = 'input'): Uint8Array {
   if (input instanceof Uint8Array) return input;
-  if (typeof input === 'string') return encoder.encode(input);
+  if (typeof input === 'string') return utf8(input);
   if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && input instanceof SharedArrayBuffer)) return new Uint8Array(input);
   if (typeof input === 'object' && input !== null && !(input instanceof DataView) && typeof (input as ArrayLike<number>).length === 'number') {
     return new Uint8Array(input as ArrayLike<number>);

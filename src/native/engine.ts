@@ -4,10 +4,10 @@
 // the JS thread, from memory or from a file descriptor.
 
 import { BATCH, type HasherEngine, type TreeOps } from '../engine.js';
-import { checkSignal, copyInto, type Input } from '../input.js';
+import { checkSignal, copyInto, type Input, utf8, inputBytes } from '../input.js';
 import { NATIVE_STEP, abortable, absorb } from './absorb.js';
 import { addon, type NativeHasherHandle } from './addon.js';
-import { inputBytes, nativeContextKeys, nativeHashInto, offHeapKey, outputTarget } from './hash.js';
+import { nativeContextKeys, nativeHashInto, offHeapKey, outputTarget } from './hash.js';
 import {
   cloneState,
   createState,
@@ -20,8 +20,6 @@ import {
   trackState,
   untrackState,
 } from './states.js';
-
-const encoder = new TextEncoder();
 
 export const nativeEngine: HasherEngine<NativeState> = {
   // A napi call costs ~350 ns before any hashing: updates under a whole
@@ -38,7 +36,7 @@ export const nativeEngine: HasherEngine<NativeState> = {
     else state.update(bytes);
   },
   updateString(state, text) {
-    nativeEngine.update(state, encoder.encode(text));
+    nativeEngine.update(state, utf8(text));
   },
   room: (state) => (state instanceof Parked ? onParked(state, false, (handle) => handle.room()) : state.room()),
   fill(state, out, counterLo, counterHi, skip) {

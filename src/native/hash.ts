@@ -6,9 +6,9 @@ import {
   checkKey,
   checkOptions,
   copyInto,
+  inputBytes,
   lengthOf,
   outputLength,
-  toBytes,
   type HashOptions,
   type Input,
   type LengthOption,
@@ -16,15 +16,8 @@ import {
 import { HASH_MODE, MODE_DERIVE_KEY, MODE_KEYED, contextKeyCache, modeOf, notInitialized, type ModeKey } from '../modes.js';
 import { addon } from './addon.js';
 
-const encoder = new TextEncoder();
-
 /** derive_key's context keys on the addon. */
 export const nativeContextKeys = contextKeyCache((context) => addon!.contextKey(context));
-
-/** UTF-8 of a string, or the bytes of a buffer or view, without copying the latter. */
-export function inputBytes(input: Input, name: string): Uint8Array {
-  return typeof input === 'string' ? encoder.encode(input) : toBytes(input, name);
-}
 
 /**
  * V8 keeps typed arrays of up to 64 bytes inside the JS heap, and napi must

@@ -2,9 +2,9 @@
 // crate's multithreaded update (rayon) off the JS thread, in pieces so that
 // progress is reported and an abort is noticed between them.
 
-import { checkAsyncOptions, checkIntact, inSharedMemory, outputLength, type AsyncHashOptions, type Input } from '../input.js';
+import { checkAsyncOptions, checkIntact, inSharedMemory, inputBytes, outputLength, type AsyncHashOptions, type Input } from '../input.js';
 import { chunkBytes, nextMacrotask, readSource, type StreamSource } from '../stream-source.js';
-import { nativeHash, inputBytes } from '../native/hash.js';
+import { nativeHash } from '../native/hash.js';
 import { createHasher, type Hasher } from '../hasher.js';
 
 export { NATIVE_STEP } from '../native/absorb.js';

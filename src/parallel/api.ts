@@ -10,7 +10,7 @@
 import { notInitialized, ownedModeOf, HASH_MODE, type ModeKey } from '../modes.js';
 import { core, hash, wasmContextKeys, rootFromPieces } from '../wasm/workers.js';
 import { Hasher } from '../hasher.js';
-import { checkAsyncOptions, outputLength, toBytes, type AsyncHashOptions, type Input } from '../input.js';
+import { checkAsyncOptions, outputLength, type AsyncHashOptions, type Input, inputBytes } from '../input.js';
 import { readSource, chunkBytes, type SourceIterator, type StreamSource } from '../stream-source.js';
 import type { StreamChunkValues } from '../engine.js';
 import { pieceBuffers } from './buffers.js';
@@ -85,7 +85,7 @@ function prepare(options: ParallelOptions | undefined): { tree: ModeKey; length:
 async function hashParallel(lifecycle: PoolLifecycle, input: Input, options: ParallelOptions | undefined): Promise<Uint8Array> {
   const { tree, length: outLength } = prepare(options);
   options?.signal?.throwIfAborted();
-  const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : toBytes(input, 'input');
+  const bytes = inputBytes(input, 'input');
   const run = await bytesOnPool(lifecycle, tree, bytes, options, false);
   if (run === undefined) return serialHash(bytes, options);
   return rootFromPieces(tree.mode, tree.key, run.cvs, run.pieceLength, bytes.length, outLength);

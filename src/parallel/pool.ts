@@ -17,6 +17,7 @@
 import { kernelCode, type WasmModule } from '../wasm/workers.js';
 import type { Mode } from '../modes.js';
 import type { FromWorker, ToWorker } from './protocol.js';
+import { CHUNK_LEN, CV_LEN } from '../tree/geometry.js';
 
 const MAX_IN_FLIGHT = 2;
 const MAX_SPAWN_FAILURES = 3;
@@ -391,8 +392,6 @@ export class WorkerPool {
   }
 }
 
-const CV_LENGTH = 32;
-
 /** Runs `step` after pending events, without the 4 ms clamp that nested
  * setTimeout calls get in browsers: setImmediate in Node, Bun and Deno, a
  * MessageChannel message elsewhere. */
@@ -432,7 +431,7 @@ function malformed(message: FromWorker, member: Member): string | undefined {
       if (!job) return `an answer to job ${String(message.id)}, which this worker does not have`;
       if (message.type === 'failed') return undefined;
       const { cv, bytes } = message;
-      const expected = job.chunks ? CV_LENGTH * Math.max(1, Math.ceil(job.length / 1024)) : CV_LENGTH;
+      const expected = job.chunks ? CV_LEN * Math.max(1, Math.ceil(job.length / CHUNK_LEN)) : CV_LEN;
       if (!(cv instanceof Uint8Array) || cv.length !== expected) {
         return `chaining values must be a ${expected}-byte Uint8Array, got ${cv instanceof Uint8Array ? `${cv.length} bytes` : describe(cv)}`;
       }

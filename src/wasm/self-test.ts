@@ -15,6 +15,7 @@
 import { toHex } from '../hex.js';
 import { MODE_DERIVE_KEY, MODE_HASH, MODE_KEYED, type Mode } from '../modes.js';
 import type { CoreExports } from './core.js';
+import { utf8 } from '../input.js';
 
 const KEY = 'whats the Elvish word for friend';
 const CONTEXT = 'BLAKE3 2019-12-27 16:29:52 test vectors context';
@@ -52,9 +53,9 @@ function firstWrong(core: CoreExports, cases: number): string | undefined {
   const staging = () => new Uint8Array(core.memory.buffer, core.staging_ptr(), core.staging_len());
   const keyArea = new Uint8Array(core.memory.buffer, core.key_ptr(), 32);
   for (const [mode, length, from, expected] of ANSWERS.slice(0, cases)) {
-    if (mode === MODE_KEYED) keyArea.set(new TextEncoder().encode(KEY));
+    if (mode === MODE_KEYED) keyArea.set(utf8(KEY));
     if (mode === MODE_DERIVE_KEY) {
-      const context = new TextEncoder().encode(CONTEXT);
+      const context = utf8(CONTEXT);
       staging().set(context);
       if (core.derive_context_key(context.length) !== 0) return 'derive_key: the context key failed';
     }

@@ -2,12 +2,10 @@
 // staging-sized pieces: into hasher slots (one-shots of large inputs,
 // Hasher, XofReader), and strings as UTF-8 without an intermediate copy.
 
-import { copyInto, lengthOf, rangeOf } from '../input.js';
+import { copyInto, lengthOf, rangeOf, utf8Into } from '../input.js';
 import { contextKeyCache } from '../modes.js';
 import { core, fail, keyArea, staging, stagingLen } from './core.js';
 import { high32, low32 } from '../tree/geometry.js';
-
-const encoder = new TextEncoder();
 
 /** UTF-16 units that always fit the staging buffer as UTF-8 (3 bytes each). */
 export function maxStringUnits(): number {
@@ -17,7 +15,7 @@ export function maxStringUnits(): number {
 /** Encodes `text` into the staging buffer; returns the byte count, or -1 if
  * it does not fit. */
 export function stageString(text: string): number {
-  const { read, written } = encoder.encodeInto(text, staging);
+  const { read, written } = utf8Into(text, staging);
   return read === text.length ? written : -1;
 }
 
@@ -29,7 +27,7 @@ function forEachStringPiece(text: string, take: (byteCount: number) => void): vo
     let end = Math.min(text.length, start + maxUnits);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    take(encoder.encodeInto(text.slice(start, end), staging).written);
+    take(utf8Into(text.slice(start, end), staging).written);
     start = end;
   }
 }

@@ -10,7 +10,7 @@
 // passed on.
 
 import type { ModeKey } from '../../modes.js';
-import { checkOptions, toBytes, type Input } from '../../input.js';
+import { checkOptions, toBytes, type Input, inputBytes } from '../../input.js';
 import { BaoVerifyError, checkHash, firstDifferentParent } from '../bao/decode.js';
 import { encodeTree } from '../bao/encode.js';
 import { sameBytes } from '../../equal.js';
@@ -28,8 +28,6 @@ export interface BaoTreeOptions {
    * (the root hash is then keyedHash(key, content)). */
   key?: ArrayBufferView | ArrayBufferLike;
 }
-
-const encoder = new TextEncoder();
 
 /** `options` checked, and its chunkLog (4, iroh's, by default). */
 export function chunkLogOf(options: { chunkLog?: number } | undefined): number {
@@ -55,7 +53,7 @@ export function orderOf(options: { order?: unknown } | undefined): 'pre' | 'post
 /** The bao-tree outboard of `input` ((groups - 1) x 64 bytes) and its root hash. */
 export function baoTreeOutboard(input: Input, options?: BaoTreeOptions): { outboard: Uint8Array; hash: Uint8Array } {
   const { block, post, hashing } = treeOptions(options);
-  const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+  const content = inputBytes(input, 'input');
   const outboard = new Uint8Array(block.parentsLength(content.length));
   const hash = post ? postOrder(content, block, outboard, hashing) : encodeTree(content, block, outboard, 0, true, hashing);
   return { outboard, hash };

@@ -17,7 +17,7 @@
 // on.
 
 import type { ModeKey } from '../../modes.js';
-import { toBytes, type Input } from '../../input.js';
+import { toBytes, type Input, inputBytes } from '../../input.js';
 import { BaoVerifyError, checkHash } from '../bao/decode.js';
 import { sameBytes } from '../../equal.js';
 import { type Boundaries, boundariesOf, truncate } from '../../tree/ranges.js';
@@ -55,8 +55,6 @@ export interface BaoTreeEncodeRangesOptions extends BaoTreeRangeOptions {
   order?: 'pre' | 'post';
 }
 
-const encoder = new TextEncoder();
-
 /**
  * The bao-tree encoding of `ranges` (chunk ranges) of `input`, as iroh
  * sends it in answer to a request for them: verifiable against the root
@@ -75,7 +73,7 @@ export function baoTreeEncodeRanges(
   options?: BaoTreeEncodeRangesOptions,
 ): { encoding: Uint8Array; hash: Uint8Array } {
   const minLevel = chunkLogOf(options);
-  const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+  const content = inputBytes(input, 'input');
   const outboard = options?.outboard === undefined ? undefined : toBytes(options.outboard, 'options.outboard');
   const trusted = options?.hash === undefined ? undefined : checkHash(options.hash, 'options.hash');
   const asked = boundariesOf(ranges);

@@ -4,16 +4,14 @@
 // above them (one in sixteen compressions) and writes the encoding.
 
 import { activeEngine, type StreamChunkValues } from '../../engine.js';
-import { checkAsyncOptions, checkIntact, toBytes, type AsyncHashOptions, type Input } from '../../input.js';
+import { checkAsyncOptions, checkIntact, type AsyncHashOptions, type Input, inputBytes } from '../../input.js';
 import { baoEncode, baoEncodedLength, writePreOrder, type BaoEncodeOptions, type BaoEncoding } from './encode.js';
 import { levelsAbove } from './levels.js';
 import { abortable } from '../../promises.js';
 import { chunkBytes, readSource, type SourceIterator, type StreamSource } from '../../stream-source.js';
 import { baoEncodeStream } from './encode-stream.js';
 import { concat, copyOf, HEADER_LEN } from './nodes.js';
-import { CHUNK_LEAVES, CHUNK_LEN } from '../../tree/geometry.js';
-
-const CV_LEN = 32;
+import { CHUNK_LEAVES, CHUNK_LEN, CV_LEN } from '../../tree/geometry.js';
 
 export interface BaoEncodeParallelOptions extends BaoEncodeOptions, Pick<AsyncHashOptions, 'signal' | 'onProgress'> {}
 
@@ -24,8 +22,6 @@ export interface ChunkValuePool {
   blobChunkValues(blob: Blob, options?: AsyncHashOptions): Promise<Uint8Array[] | undefined>;
   streamChunkValues(source: StreamSource, options?: AsyncHashOptions): Promise<StreamChunkValues | undefined>;
 }
-
-const encoder = new TextEncoder();
 
 /** baoEncode, its chunks hashed on `pool`'s workers. The outboard of a Blob
  * or stream is built without this thread holding its bytes (the workers
@@ -50,7 +46,7 @@ export async function baoEncodeOn(
     if (outboard) return streamOutboard(pool, input, progress);
     return baoEncodeOn(pool, await readSource(input, signal, readAll), options);
   }
-  const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+  const content = inputBytes(input as Input, 'input');
   const length = content.length;
   const values = await pool.chunkValues(content, progress);
   if (values === undefined) {

@@ -4,10 +4,10 @@
 // leaf's bytes in place. The outboard encoding leaves the content out.
 
 import { HASH_MODE, type ModeKey } from '../../modes.js';
-import { checkOptions, toBytes, type Input } from '../../input.js';
+import { checkOptions, type Input, inputBytes } from '../../input.js';
 import { treeOps } from '../../tree-ops.js';
 import { HEADER_LEN } from './nodes.js';
-import { type BlockSize, CHUNK_LEAVES, CHUNK_LEN, heightOf, leftSubtreeLength, PARENT_LEN } from '../../tree/geometry.js';
+import { type BlockSize, CHUNK_LEAVES, CHUNK_LEN, CV_LEN, heightOf, leftSubtreeLength, PARENT_LEN } from '../../tree/geometry.js';
 import { parentsInPreOrder } from '../../tree/walk.js';
 
 export interface BaoEncodeOptions {
@@ -21,8 +21,6 @@ export interface BaoEncoding {
   /** The root hash: BLAKE3 of the content. */
   hash: Uint8Array;
 }
-
-const encoder = new TextEncoder();
 
 /** Bytes of the Bao encoding of `length` content bytes (a non-negative
  * safe integer), or of its outboard with `{ outboard: true }`. */
@@ -39,7 +37,7 @@ export function baoEncodedLength(length: number, options?: BaoEncodeOptions): nu
 /** The Bao encoding of `input` and its root hash. */
 export function baoEncode(input: Input, options?: BaoEncodeOptions): BaoEncoding {
   checkOptions(options, 'options');
-  const content = typeof input === 'string' ? encoder.encode(input) : toBytes(input, 'input');
+  const content = inputBytes(input, 'input');
   const outboard = options?.outboard === true;
   const encoding = new Uint8Array(baoEncodedLength(content.length, options));
   new DataView(encoding.buffer).setBigUint64(0, BigInt(content.length), true);
@@ -91,7 +89,7 @@ export function writePreOrder(levels: Uint8Array[], length: number, block: Block
       const to = cursor >> 2;
       const from = 8 * index;
       for (let i = 0; i < 8; i++) outWords[to + i] = words[from + i]!;
-      cursor += 32;
+      cursor += CV_LEN;
       return;
     }
     const level = levels[height]!;
