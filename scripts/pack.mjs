@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CROSS, output as localAddon } from './build-native.mjs';
+import { CROSS, PLATFORM_BUILDS, platformOutput, output as localAddon } from './build-native.mjs';
 import { isMain, main, root } from './lib.mjs';
 
 const manifest = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -22,6 +22,8 @@ export const PLATFORMS = {
   'linux-x64-gnu': { addon: localAddon },
   // The aarch64 step of scripts/test.mjs cross-builds it.
   'linux-arm64-gnu': { addon: join(root, 'crate', 'target', Object.keys(CROSS)[0], 'native', 'libblake3_kit_node.so') },
+  // The musl, windows and macos steps of scripts/test.mjs cross-build these.
+  ...Object.fromEntries(Object.keys(PLATFORM_BUILDS).map((triple) => [triple, { addon: platformOutput(triple) }])),
 };
 
 /** Packs `files` ([absolute source, name in the package]) with `pkg` as

@@ -9,9 +9,10 @@
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { installArm64Node } from './arm64-node.mjs';
+import { installPlatformTools } from './platform-tools.mjs';
 import { installNodeVersions } from './node-versions.mjs';
 import { FIREFOX_PATH, GECKODRIVER_PATH, GECKODRIVER_VERSION, MINIBROWSER_PATH, WEBKIT_DRIVER_PATH, XVFB_PATH } from './browsers.mjs';
-import { CROSS, buildNative, outputs as nativeOutputs } from './build-native.mjs';
+import { CROSS, PLATFORM_BUILDS, buildNative, outputs as nativeOutputs } from './build-native.mjs';
 import { capture, cargoBin, main, newestMtime, oldestMtime, root, run } from './lib.mjs';
 
 const forTests = process.argv.includes('--test');
@@ -101,7 +102,7 @@ let aptUpdated = false;
  * own browsers or toolchains are not allowed here. One `apt-get update` per
  * run, and none when nothing is missing.
  */
-function aptInstall(what, packages) {
+function aptInstall(what, packages, { recommends = true } = {}) {
   const missing = Object.entries(packages)
     .filter(([, file]) => !existsSync(file))
     .map(([name]) => name);
@@ -110,7 +111,7 @@ function aptInstall(what, packages) {
   say(what, `apt-get install -y ${missing.join(' ')}`);
   if (!aptUpdated) run(apt[0], [...apt.slice(1), 'update']);
   aptUpdated = true;
-  run(apt[0], [...apt.slice(1), 'install', '-y', ...missing]);
+  run(apt[0], [...apt.slice(1), 'install', '-y', ...(recommends ? [] : ['--no-install-recommends']), ...missing]);
   const still = missing.filter((name) => !existsSync(packages[name]));
   if (still.length) throw new Error(`apt-get installed ${still.join(', ')} but ${still.map((n) => packages[n]).join(', ')} still missing`);
 }
@@ -154,6 +155,20 @@ function crossToolchains() {
     aptInstall(target.split('-')[0], apt);
   }
   installArm64Node(aptCommand('dpkg --add-architecture arm64 && apt-get update'), say);
+}
+
+/**
+ * What the musl, Windows and macOS test steps need (scripts/platform-tools.mjs):
+ * zig and cargo-zigbuild, mingw-w64, Wine, a musl and a Windows Node.
+ * Without recommends: Wine's would add fonts, GStreamer and Mesa.
+ */
+function platformTools() {
+  installPlatformTools({
+    targets: Object.values(PLATFORM_BUILDS).map((build) => build.target),
+    aptInstall: (what, packages) => aptInstall(what, packages, { recommends: false }),
+    rustTarget,
+    say,
+  });
 }
 
 async function wasm() {
@@ -237,6 +252,7 @@ await main(async () => {
   if (forTests) webdriverBrowsers();
   if (forTests) b3sum();
   if (forTests) crossToolchains();
+  if (forTests) platformTools();
   if (forTests) installNodeVersions(say);
   await wasm();
   native();

@@ -2,7 +2,9 @@
 // static checks first (Biome's lint and format check of the TypeScript and
 // JavaScript, tsc over the tests, cargo fmt --check, cargo clippy -D
 // warnings), then Rust unit
-// tests (natively, then the native addon's core for aarch64 under qemu), then
+// tests (natively, then the native addon's core for aarch64 under qemu), the
+// other platforms' addons (musl natively and under qemu, Windows under Wine,
+// macOS checked statically), then
 // the JS suite in Node (wasm simd and scalar, native, auto), again on Node
 // 24 (simd, native, auto), the shared suite on Node 22 and 26 (wasm-simd
 // and native), and the suite
@@ -10,16 +12,17 @@
 // against both wasm flavours. Every step runs even if an earlier one failed,
 // so one run shows everything that is broken.
 //
-//   node scripts/test.mjs [--only lint|types|rustfmt|clippy|rust|aarch64|node|nodes|browser|firefox|webkit]...
+//   node scripts/test.mjs [--only lint|types|rustfmt|clippy|rust|aarch64|musl|windows|macos|node|nodes|browser|firefox|webkit]...
 //
 // The last line is always `tests: N passed, M failed[, K skipped]`.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { CROSS, cargoBuildArgs } from './build-native.mjs';
+import { CROSS, cargoBuildArgs, PLATFORM_BUILDS, platformBuild } from './build-native.mjs';
 import { FLAVOURS } from './build-wasm.mjs';
 import { NEWEST_LTS, NODE_VERSIONS, nodeBinary } from './node-versions.mjs';
+import { MINGW, ZIG } from './platform-tools.mjs';
 import { root, spawnCollect, table } from './lib.mjs';
 
 const vitestBin = join(root, 'node_modules', '.bin', 'vitest');
@@ -29,20 +32,18 @@ const tscBin = join(root, 'node_modules', '.bin', 'tsc');
 const manifest = join(root, 'crate', 'Cargo.toml');
 
 const AARCH64 = 'aarch64-unknown-linux-gnu';
-// The folders whose imports .dependency-cruiser.cjs checks.
-const CRUISED = ['src', 'bench', 'scripts', 'test', 'examples'];
 
 const STEPS = {
-  // The layers and import cycles of src/ and the packages every folder
-  // imports (dependency-cruiser, .dependency-cruiser.cjs), module cycles in
-  // crate/ (rust-cycles.mjs), docs that name what is not there (doc-paths.mjs).
+  // Import cycles in src/ (dependency-cruiser, .dependency-cruiser.cjs),
+  // module cycles in crate/ (rust-cycles.mjs), docs that name what is not
+  // there (doc-paths.mjs).
   lint: {
-    label: 'lint, format (biome), layers, cycles, docs',
+    label: 'lint, format (biome), import cycles',
     run: () =>
       checks([
         biomeCheck('lint'),
         biomeCheck('format'),
-        [join(root, 'node_modules', '.bin', 'depcruise'), [...CRUISED, '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'err']],
+        [join(root, 'node_modules', '.bin', 'depcruise'), ['src', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'err']],
         [process.execPath, [join(root, 'scripts', 'rust-cycles.mjs')]],
         [process.execPath, [join(root, 'scripts', 'doc-paths.mjs')]],
       ]),
@@ -50,9 +51,15 @@ const STEPS = {
   // The tests as vitest compiles them get no type check: tsc does it here.
   types: { label: 'tsc (tests)', run: () => checks([[tscBin, ['-p', join(root, 'tsconfig.test.json')]]]) },
   rustfmt: { label: 'cargo fmt --check', run: () => checks([['cargo', ['fmt', '--manifest-path', manifest, '--all', '--check']]]) },
-  clippy: { label: 'cargo clippy (host, wasm32 x2)', run: () => checks(clippyRuns()) },
+  clippy: { label: 'cargo clippy (host, wasm32 x2, 5 platforms)', run: () => checks(clippyRuns()) },
   rust: { label: 'rust (cargo test)', run: () => cargoTest(['--workspace']) },
   aarch64: { label: 'rust aarch64 (qemu)', run: aarch64 },
+  // The platform packages cross-built here (PLATFORM_BUILDS in
+  // build-native.mjs, with the tools platform-tools.mjs installs): each
+  // build counts as a test, then what can run here runs.
+  musl: { label: 'linux musl: x64 (musl node), arm64 (qemu)', run: musl },
+  windows: { label: 'win32 x64 (wine)', run: windows },
+  macos: { label: 'darwin x64, arm64 (static checks)', run: macos },
   node: {
     label: 'node (wasm simd, scalar; native; auto)',
     // After the aarch64 step the arm64 addon is built: its test must run, not skip.
@@ -113,15 +120,35 @@ function clippyRuns() {
     ['clippy', '--manifest-path', manifest, '--target', 'wasm32-unknown-unknown', '-p', 'blake3-kit-wasm', '--lib', ...cargoArgs, ...deny],
     { RUSTFLAGS: rustflags, CARGO_ENCODED_RUSTFLAGS: undefined, CARGO_TARGET_DIR: join(root, 'crate', 'target', flavour) },
   ]);
-  return [host, ...wasm];
+  return [host, ...wasm, ...platformClippyRuns(deny)];
 }
 
-async function cargoTest(select, env = {}) {
+/**
+ * The addon's two crates for each cross-built platform (PLATFORM_BUILDS),
+ * their libraries only (the tests are Unix programs, checked on the host),
+ * with the tools and settings of its build: blake3's build script compiles
+ * C for the target even to check. Left out, with a note, where the tools
+ * are not installed (`setup.mjs --test` installs them).
+ */
+function platformClippyRuns(deny) {
+  const tools = existsSync(ZIG) && existsSync(`/usr/bin/${MINGW.cc}`);
+  if (!tools) {
+    console.log(`clippy: not for ${Object.keys(PLATFORM_BUILDS).join(', ')}: zig or mingw-w64 missing (run \`node scripts/setup.mjs --test\`)`);
+    return [];
+  }
+  return Object.entries(PLATFORM_BUILDS).map(([triple, { target, zig }]) => {
+    const { env } = platformBuild(triple);
+    const args = ['clippy', '--manifest-path', manifest, '-p', 'blake3-kit-native', '-p', 'blake3-kit-node', '--lib', '--target', target, ...deny];
+    return [zig ? 'cargo-zigbuild' : 'cargo', args, env];
+  });
+}
+
+async function cargoTest(select, env = {}, program = 'cargo') {
   // --no-fail-fast: a failing test binary would otherwise hide the others' results.
   const args = ['test', '--manifest-path', join(root, 'crate', 'Cargo.toml'), ...select, '--no-fail-fast'];
   // Output is piped to be counted; keep cargo's colours when we're on a terminal.
   if (process.stdout.isTTY) env = { CARGO_TERM_COLOR: 'always', ...env };
-  const r = await spawnCollect('cargo', args, { env });
+  const r = await spawnCollect(program, args, { env });
   const counts = { passed: 0, failed: 0, skipped: 0 };
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes removed here.
   const plain = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
@@ -182,6 +209,63 @@ function neonLinked(nm) {
   return r.status === 0 && /\bT blake3_hash_many_neon$/m.test(r.stdout);
 }
 
+/** Builds the addons of `triples` (PLATFORM_BUILDS), one test each. */
+async function buildPlatforms(triples) {
+  const sum = { ok: true, passed: 0, failed: 0, skipped: 0, error: undefined, failures: [] };
+  for (const triple of triples) {
+    const { command, args, env } = platformBuild(triple);
+    const start = performance.now();
+    const r = await spawnCollect(command, args, { env, collect: false });
+    const seconds = ((performance.now() - start) / 1000).toFixed(1);
+    console.log(`\n${triple}: the addon ${r.code === 0 ? 'builds' : 'does NOT build'} (${seconds}s)\n`);
+    sum[r.code === 0 ? 'passed' : 'failed']++;
+    if (r.code !== 0) sum.failures.push(`${triple}: the addon does not build`);
+    sum.ok &&= r.code === 0;
+    sum.error ??= r.error;
+  }
+  return sum;
+}
+
+/** The core's tests built with zig for the musl `triple`, run natively or
+ * under qemu (zig links musl test programs statically, so no musl loader
+ * is needed): the SIGBUS guard and file reads on musl's libc. */
+function muslCargoTest(triple) {
+  const { target } = PLATFORM_BUILDS[triple];
+  const { env } = platformBuild(triple);
+  const runner = target.startsWith('aarch64') ? { [`CARGO_TARGET_${target.toUpperCase().replaceAll('-', '_')}_RUNNER`]: 'qemu-aarch64' } : {};
+  return cargoTest(['-p', 'blake3-kit-native', '--target', target], { ...env, ...runner }, 'cargo-zigbuild');
+}
+
+/** Both musl addons built; the core's tests on musl (x64 natively, arm64
+ * under qemu); the packages installed and run by musl Nodes
+ * (test/node/platforms-musl.test.ts). */
+async function musl() {
+  const triples = ['linux-x64-musl', 'linux-arm64-musl'];
+  return sumOf([
+    () => buildPlatforms(triples),
+    ...triples.map((triple) => () => muslCargoTest(triple)),
+    () => vitest('musl', ['node-simd'], { BLAKE3_KIT_PLATFORM_TESTS: 'musl' }, { files: ['test/node/platforms-musl.test.ts'] }),
+  ]);
+}
+
+/** The Windows addon built with mingw-w64 and run by Windows Node under
+ * Wine (test/node/wine.test.ts). */
+function windows() {
+  return sumOf([
+    () => buildPlatforms(['win32-x64-msvc']),
+    () => vitest('windows', ['node-simd'], { BLAKE3_KIT_PLATFORM_TESTS: 'windows' }, { files: ['test/node/wine.test.ts'] }),
+  ]);
+}
+
+/** Both macOS addons built and checked as files (test/node/platforms.test.ts):
+ * nothing here can run them. */
+function macos() {
+  return sumOf([
+    () => buildPlatforms(['darwin-arm64', 'darwin-x64']),
+    () => vitest('macos', ['node-simd'], { BLAKE3_KIT_PLATFORM_TESTS: 'macos' }, { files: ['test/node/platforms.test.ts'] }),
+  ]);
+}
+
 /** `runs` one after another, their counts added up. */
 async function sumOf(runs) {
   const sum = { ok: true, passed: 0, failed: 0, skipped: 0, error: undefined, failures: [] };
@@ -192,7 +276,7 @@ async function sumOf(runs) {
     sum.failed += r.failed;
     sum.skipped += r.skipped;
     sum.error ??= r.error;
-    sum.failures.push(...r.failures);
+    sum.failures.push(...(r.failures ?? []));
   }
   return sum;
 }

@@ -70,7 +70,7 @@ describe.runIf(platformStep === 'windows' && inject('backend') === 'wasm-simd')(
   it('init() loads the package by itself; every export runs, as the wasm reference does', () => {
     const project = probeProject(dir, 'with-package', [main, tarball]);
     expectPicked(probe(project, probeArgs('data-auto')), TRIPLE, reference);
-    const report = probe(project, probeArgs('data-native', PACKAGE), { BLAKE3_KIT_BACKEND: 'native' });
+    const report = probe(project, probeArgs('data-native', '--coverage', PACKAGE), { BLAKE3_KIT_BACKEND: 'native' });
     expectLikeReference(report, reference);
     expect(report.platform).toBe('win32-x64');
   }, 180_000);
