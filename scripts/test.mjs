@@ -32,18 +32,20 @@ const tscBin = join(root, 'node_modules', '.bin', 'tsc');
 const manifest = join(root, 'crate', 'Cargo.toml');
 
 const AARCH64 = 'aarch64-unknown-linux-gnu';
+// The folders whose imports .dependency-cruiser.cjs checks.
+const CRUISED = ['src', 'bench', 'scripts', 'test', 'examples'];
 
 const STEPS = {
-  // Import cycles in src/ (dependency-cruiser, .dependency-cruiser.cjs),
-  // module cycles in crate/ (rust-cycles.mjs), docs that name what is not
-  // there (doc-paths.mjs).
+  // The layers and import cycles of src/ and the packages every folder
+  // imports (dependency-cruiser, .dependency-cruiser.cjs), module cycles in
+  // crate/ (rust-cycles.mjs), docs that name what is not there (doc-paths.mjs).
   lint: {
-    label: 'lint, format (biome), import cycles',
+    label: 'lint, format (biome), layers, cycles, docs',
     run: () =>
       checks([
         biomeCheck('lint'),
         biomeCheck('format'),
-        [join(root, 'node_modules', '.bin', 'depcruise'), ['src', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'err']],
+        [join(root, 'node_modules', '.bin', 'depcruise'), [...CRUISED, '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'err']],
         [process.execPath, [join(root, 'scripts', 'rust-cycles.mjs')]],
         [process.execPath, [join(root, 'scripts', 'doc-paths.mjs')]],
       ]),
