@@ -115,7 +115,13 @@ async function bytesOnPool(
   if (split === undefined) return undefined;
   const { workers, pieceLength } = split;
   const staging = pieceBuffers(pieceLength, lifecycle.copyShared());
-  const { cvs } = await runTree(tree, bytesPieces(bytes, total, pieceLength, staging), options, total, workers, staging, perChunk);
+  const { cvs } = await runTree(workers, bytesPieces(bytes, total, pieceLength, staging), {
+    hashing: tree,
+    call: options,
+    total,
+    buffers: staging,
+    perChunk,
+  });
   return { cvs, pieceLength };
 }
 
@@ -145,7 +151,7 @@ async function blobOnPool(
   const pieces = lifecycle.workersReadBlobs
     ? blobSlices(blob, total, pieceLength)
     : blobPieces(blob, total, pieceLength, workers.size * PIECES_PER_WORKER, options?.signal);
-  const { cvs } = await runTree(tree, pieces, options, total, workers, undefined, perChunk);
+  const { cvs } = await runTree(workers, pieces, { hashing: tree, call: options, total, perChunk });
   return { cvs, pieceLength };
 }
 
@@ -191,7 +197,7 @@ async function hashRanges(
   const { workers, pieceLength } = split;
   const buffers = pieceBuffers(pieceLength, lifecycle.copyShared());
   const pieces = rangePieces(read, total, pieceLength, buffers, options?.signal);
-  const { cvs } = await runTree(tree, pieces, options, total, workers, buffers);
+  const { cvs } = await runTree(workers, pieces, { hashing: tree, call: options, total, buffers });
   return rootFromPieces(tree.mode, tree.key, cvs, pieceLength, total, outLength);
 }
 
@@ -232,7 +238,7 @@ async function streamOnPool(
   const buffers = pieceBuffers(pieceLength, lifecycle.copyShared());
   const small: SmallStream = { whole: undefined };
   const pieces = streamPieces(iterator, pieceLength, buffers, options?.signal, small);
-  const { cvs, length } = await runTree(tree, pieces, options, undefined, workers, buffers, perChunk);
+  const { cvs, length } = await runTree(workers, pieces, { hashing: tree, call: options, total: undefined, buffers, perChunk });
   return { cvs, length, pieceLength, whole: small.whole };
 }
 

@@ -42,21 +42,27 @@ export interface TreeRun {
   length: number;
 }
 
+export interface TreeRunOptions {
+  /** The mode and key every piece is hashed in. */
+  hashing: ModeKey;
+  /** The call's options: its abort signal and progress callback. */
+  call: AsyncHashOptions | undefined;
+  /** Input bytes in all, where known: progress counts out of it, and a
+   * call below COLD_POOL_FROM does not wait for a cold pool. */
+  total: number | undefined;
+  /** Where pieces that come back go, for reuse. */
+  buffers?: PieceBuffers;
+  /** Each chunk's chaining value per piece, not the piece's own. */
+  perChunk?: boolean;
+}
+
 /**
  * Hashes each piece on `workers` and collects the chaining values, with at
- * most PIECES_PER_WORKER pieces per worker in flight. Pieces that come back
- * go to `buffers` for reuse; progress counts bytes hashed out of `total`.
+ * most PIECES_PER_WORKER pieces per worker in flight.
  */
-export async function runTree(
-  tree: ModeKey,
-  pieces: AsyncIterable<Piece>,
-  options: AsyncHashOptions | undefined,
-  total: number | undefined,
-  workers: WorkerPool,
-  buffers: PieceBuffers | undefined,
-  perChunk = false,
-): Promise<TreeRun> {
-  const { signal, onProgress } = options ?? {};
+export async function runTree(workers: WorkerPool, pieces: AsyncIterable<Piece>, run: TreeRunOptions): Promise<TreeRun> {
+  const { hashing, total, buffers, perChunk = false } = run;
+  const { signal, onProgress } = run.call ?? {};
   const cvs: Uint8Array[] = [];
   const running = new Set<Promise<void>>();
   let length = 0;
@@ -75,15 +81,16 @@ export async function runTree(
       length += size;
       const task = workers
         .run({
-          mode: tree.mode,
-          key: tree.key,
+          mode: hashing.mode,
+          key: hashing.key,
           offset,
           bytes,
           transfer: !shared,
           copy,
           chunks: perChunk,
           fallback:
-            recompute && (async () => (perChunk ? chunkChainingValuesAt : chainingValueAtOffset)(tree.mode, tree.key, offset, await recompute())),
+            recompute &&
+            (async () => (perChunk ? chunkChainingValuesAt : chainingValueAtOffset)(hashing.mode, hashing.key, offset, await recompute())),
         })
         .then((result) => {
           cvs[index] = result.cv;

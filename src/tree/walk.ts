@@ -59,8 +59,16 @@ export class NodeWalk {
   covered = true;
   /** With a query: the ranges that reach the node. */
   query: Boundaries = [];
+  /** The parents before the node in pre-order: a parent's index among
+   * them, and for a leaf, how many precede it (so a combined encoding holds
+   * the node at preIndex x 64 + offset). */
+  preIndex = 0;
+  /** The parents before the node's subtree in post-order; a parent's own
+   * index is this plus its subtree's parents, minus one (postIndex). */
+  postFirst = 0;
 
   readonly #block: number;
+  readonly #blockSize: BlockSize;
   readonly #exits: boolean;
   readonly #openPartial: boolean;
   readonly #parentsOnly: boolean;
@@ -77,11 +85,14 @@ export class NodeWalk {
   readonly #sizes: number[] = [];
   readonly #lefts: number[] = [];
   readonly #right: number[] = [];
+  readonly #pre: number[] = [];
+  readonly #postFirst: number[] = [];
   /** The ranges of each open parent's right child. */
   readonly #rightQueries: Boundaries[] = [];
 
   constructor(block: BlockSize, options?: WalkOptions) {
     this.#block = block.bytes;
+    this.#blockSize = block;
     this.#exits = options?.exits === true;
     this.#openPartial = options?.openPartial === true;
     this.#parentsOnly = options?.parentsOnly === true;
@@ -93,7 +104,7 @@ export class NodeWalk {
   start(length: number, query?: Boundaries, firstChunk = 0): this {
     this.#queried = query !== undefined;
     this.#firstChunk = firstChunk;
-    this.#enter(0, length, 0, false, query);
+    this.#enter(0, length, 0, false, query, 0, 0);
     // The root comes out of the first next().
     this.#state = -1;
     return this;
@@ -112,7 +123,7 @@ export class NodeWalk {
           const first = this.#firstChunk;
           [leftQuery, this.#rightQueries[d]] = splitInner(this.query, first + offset / CHUNK_LEN, first + left / CHUNK_LEN);
         }
-        this.#enter(offset, this.#lefts[d]!, d + 1, false, leftQuery);
+        this.#enter(offset, this.#lefts[d]!, d + 1, false, leftQuery, this.#pre[d]! + 1, this.#postFirst[d]!);
       } else if (state === FINISH) {
         const d = this.#at;
         if (d === 0) {
@@ -121,7 +132,17 @@ export class NodeWalk {
         }
         const p = d - 1;
         if (this.#right[d] === 0) {
-          this.#enter(this.#offsets[p]! + this.#lefts[p]!, this.#sizes[p]! - this.#lefts[p]!, d, true, this.#rightQueries[p]);
+          // The right subtree's parents follow the left's in either order.
+          const leftParents = this.#blockSize.leaves(this.#lefts[p]!) - 1;
+          this.#enter(
+            this.#offsets[p]! + this.#lefts[p]!,
+            this.#sizes[p]! - this.#lefts[p]!,
+            d,
+            true,
+            this.#rightQueries[p],
+            this.#pre[p]! + 1 + leftParents,
+            this.#postFirst[p]! + leftParents,
+          );
         } else {
           // A right child done: so is its parent.
           this.#at = p;
@@ -134,6 +155,8 @@ export class NodeWalk {
           this.isRight = this.#right[p] === 1;
           this.isLeaf = false;
           this.exit = true;
+          this.preIndex = this.#pre[p]!;
+          this.postFirst = this.#postFirst[p]!;
           return true;
         }
       } else if (state === DONE) return false;
@@ -151,13 +174,20 @@ export class NodeWalk {
     if (this.#state === DESCEND) this.#state = FINISH;
   }
 
+  /** A parent's index among the tree's parents in post-order. */
+  get postIndex(): number {
+    return this.postFirst + this.#blockSize.leaves(this.size) - 2;
+  }
+
   /** ceil(log2) of the node's chunks: the level of its chaining value. */
   get height(): number {
     return heightOf(Math.max(1, Math.ceil(this.size / CHUNK_LEN)));
   }
 
-  #enter(offset: number, size: number, depth: number, isRight: boolean, query: Boundaries | undefined): void {
+  #enter(offset: number, size: number, depth: number, isRight: boolean, query: Boundaries | undefined, pre: number, postFirst: number): void {
     this.offset = offset;
+    this.preIndex = this.#pre[depth] = pre;
+    this.postFirst = this.#postFirst[depth] = postFirst;
     this.size = size;
     this.depth = depth;
     this.isRoot = depth === 0;
@@ -186,23 +216,6 @@ export function expectedValue(walk: NodeWalk, nodes: Uint8Array[], root: Uint8Ar
   if (walk.isRoot) return root;
   const at = walk.isRight ? 32 : 0;
   return nodes[walk.depth - 1]!.subarray(at, at + 32);
-}
-
-/** The content offset of the `index`-th parent in pre-order of a tree over
- * `length` bytes; for the message of a failed check. */
-export function parentOffsetIn(block: BlockSize, length: number, index: number): number {
-  const walk = new NodeWalk(block, { parentsOnly: true }).start(length);
-  let seen = 0;
-  while (walk.next()) if (seen++ === index) return walk.offset;
-  return 0;
-}
-
-/** Calls `visit` for every parent of a tree over `length` bytes, in
- * pre-order (parent first) or post-order (children first), with the bytes
- * its subtree covers and where they split. */
-export function forEachParent(length: number, block: BlockSize, post: boolean, visit: (offset: number, size: number, left: number) => void): void {
-  const walk = new NodeWalk(block, { exits: post, parentsOnly: true }).start(length);
-  while (walk.next()) if (walk.exit === post) visit(walk.offset, walk.size, walk.left);
 }
 
 /**

@@ -9,7 +9,8 @@ import { activeEngine } from '../engine.js';
 import type { TreeOps } from '../engine.js';
 import { core, fail, keyArea, staging, stagingLen } from './core.js';
 import { BlockSize, CHUNK_LEN, CV_LEN, high32, low32, PARENT_LEN } from '../tree/geometry.js';
-import { NodeWalk, parentsInPreOrder } from '../tree/walk.js';
+import { Tree } from '../tree/tree.js';
+import { parentsInPreOrder } from '../tree/walk.js';
 import { mergeNonRoot, mergeRoot, chainingValueAtOffset } from './subtree.js';
 
 /** Where each open parent's node is in `out`, by depth (at most 44 deep). */
@@ -35,7 +36,7 @@ export const preOrder: TreeOps['preOrder'] = (mode, key, content, out, { firstCh
   }
   // stagingLen is set by init(): read it here, not at module load.
   const batchChunks = stagingLen / CHUNK_LEN;
-  const walk = new NodeWalk(block, { exits: true }).start(content.length);
+  const walk = Tree.of(content.length, block).walk({ exits: true });
 
   let cursor = 0;
   let top: Uint8Array | undefined;

@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import { core, fail, keyArea, newSlot, staging, stagingLen } from './core.js';
 import { updateSlotBytes } from './slot-io.js';
 import { BlockSize, CHUNK_LEN, high32, low32 } from '../tree/geometry.js';
-import { NodeWalk } from '../tree/walk.js';
+import { Tree } from '../tree/tree.js';
 
 /** The non-root chaining value of `bytes`, which start at input `offset` (a
  * multiple of 1024) and form a whole subtree there. */
@@ -123,7 +123,7 @@ export function rootFromPieces(
   length: number,
   outLength: number,
 ): Uint8Array {
-  const walk = new NodeWalk(BlockSize.of(Math.log2(pieceLength / CHUNK_LEN)), { exits: true }).start(length);
+  const walk = Tree.of(length, BlockSize.of(Math.log2(pieceLength / CHUNK_LEN))).walk({ exits: true });
   // values[d]: the left child's value of the open parent at depth d.
   const values: Uint8Array[] = [];
   let value: Uint8Array | undefined;

@@ -1,11 +1,13 @@
 // src/tree/walk.ts against the recursion it replaced, written out here:
 // the BLAKE3 split (a left subtree of the largest power of two of chunks
 // below the length), parents before children, then the exits, pruning by
-// chunk ranges, and the parents-only listing.
+// chunk ranges, the parents-only listing, and the parents' places in pre-
+// and post-order (src/tree/tree.ts's ParentStore reads nodes by them).
 import { describe, expect, it } from 'vitest';
 import { BlockSize, CHUNK_LEN, leftSubtreeLength } from '../../src/tree/geometry.js';
 import { boundariesOf, isAll, splitInner, truncate } from '../../src/tree/ranges.js';
-import { forEachParent, NodeWalk, parentsInPreOrder } from '../../src/tree/walk.js';
+import { ParentStore, Tree } from '../../src/tree/tree.js';
+import { NodeWalk, parentsInPreOrder } from '../../src/tree/walk.js';
 import { random, seed } from '../shared/setup.js';
 
 type Visit = [kind: 'leaf' | 'parent' | 'exit', offset: number, size: number, depth: number, isRight: boolean];
@@ -68,13 +70,37 @@ describe(`the tree walk (seed ${seed})`, () => {
         expect([...offsets]).toEqual(parents.map((p) => p[1]));
         expect([...sizes]).toEqual(parents.map((p) => p[2]));
         expect(block.parentsLength(length)).toBe(parents.length * 64);
-        const post: number[] = [];
-        forEachParent(length, block, true, (offset) => post.push(offset));
-        expect(post).toEqual(
-          reference(length, block.bytes, true)
-            .filter(([kind]) => kind === 'exit')
-            .map((p) => p[1]),
-        );
+        const tree = Tree.of(length, block);
+        expect([tree.leaves, tree.parents, tree.parentsLength]).toEqual([parents.length + 1, parents.length, parents.length * 64]);
+        // Each node's place: a parent's index in either order, a leaf's
+        // count of the parents before it in pre-order.
+        const all = reference(length, block.bytes, true);
+        const exits = all.filter(([kind]) => kind === 'exit');
+        const walk = tree.walk({ exits: true });
+        let seenParents = 0;
+        for (const [kind, offset, size] of all) {
+          expect(walk.next()).toBe(true);
+          if (kind === 'exit') expect(walk.postIndex, `exit at ${offset}`).toBe(exits.findIndex((e) => e[1] === offset && e[2] === size));
+          else expect(walk.preIndex, `${kind} at ${offset}`).toBe(kind === 'parent' ? seenParents++ : seenParents);
+        }
+        // A store in each order finds each parent's node where a
+        // sequential writer in that order put it.
+        for (const [order, sequence] of [
+          ['pre', parents],
+          ['post', exits],
+        ] as const) {
+          const bytes = new Uint8Array(tree.parentsLength);
+          sequence.forEach(([, offset, size], i) =>
+            bytes.fill(i % 251, i * 64, i * 64 + 4).set(new Uint8Array(new Float64Array([offset, size]).buffer), i * 64 + 8),
+          );
+          const store = new ParentStore(tree, bytes, order);
+          const stored = tree.walk({ parentsOnly: true });
+          while (stored.next()) {
+            const node = new Float64Array(store.at(stored).slice(8, 24).buffer);
+            expect([node[0], node[1]]).toEqual([stored.offset, stored.size]);
+          }
+          if (tree.parents > 0) expect(new Float64Array(store.root().slice(8, 24).buffer)[1]).toBe(length);
+        }
       }
     }
   });

@@ -16,8 +16,8 @@ import { encodeTree } from '../bao/encode.js';
 import { sameBytes } from '../../equal.js';
 import { isParent, treeLevels, writeParent } from '../bao/levels.js';
 import { copyOf, treeHashingOf } from '../bao/nodes.js';
-import { BlockSize, PARENT_LEN } from '../../tree/geometry.js';
-import { forEachParent, parentOffsetIn } from '../../tree/walk.js';
+import { BlockSize } from '../../tree/geometry.js';
+import { type Order, ParentStore, Tree } from '../../tree/tree.js';
 
 export interface BaoTreeOptions {
   /** log2 of the chunks per leaf group, 0 to 16; 4 (16 KiB) by default, as iroh. */
@@ -39,12 +39,12 @@ export function chunkLogOf(options: { chunkLog?: number } | undefined): number {
   return chunkLog;
 }
 
-function treeOptions(options: BaoTreeOptions | undefined): { block: BlockSize; post: boolean; hashing: ModeKey } {
-  return { block: BlockSize.of(chunkLogOf(options)), post: orderOf(options) === 'post', hashing: treeHashingOf(options) };
+function treeOptions(options: BaoTreeOptions | undefined): { block: BlockSize; order: Order; hashing: ModeKey } {
+  return { block: BlockSize.of(chunkLogOf(options)), order: orderOf(options), hashing: treeHashingOf(options) };
 }
 
 /** `options.order`, checked: 'pre' by default. */
-export function orderOf(options: { order?: unknown } | undefined): 'pre' | 'post' {
+export function orderOf(options: { order?: unknown } | undefined): Order {
   const order = options?.order ?? 'pre';
   if (order !== 'pre' && order !== 'post') throw new TypeError(`blake3-kit: options.order must be 'pre' or 'post'; got ${String(order)}`);
   return order;
@@ -52,10 +52,13 @@ export function orderOf(options: { order?: unknown } | undefined): 'pre' | 'post
 
 /** The bao-tree outboard of `input` ((groups - 1) x 64 bytes) and its root hash. */
 export function baoTreeOutboard(input: Input, options?: BaoTreeOptions): { outboard: Uint8Array; hash: Uint8Array } {
-  const { block, post, hashing } = treeOptions(options);
+  const { block, order, hashing } = treeOptions(options);
   const content = inputBytes(input, 'input');
-  const outboard = new Uint8Array(block.parentsLength(content.length));
-  const hash = post ? postOrder(content, block, outboard, hashing) : encodeTree(content, block, outboard, 0, true, hashing);
+  const tree = Tree.of(content.length, block);
+  const outboard = new Uint8Array(tree.parentsLength);
+  // Pre-order in one pass of the backend's; post-order from every chaining value at once.
+  const hash =
+    order === 'pre' ? encodeTree(content, block, outboard, 0, true, hashing) : writeParents(new ParentStore(tree, outboard, order), content, hashing);
   return { outboard, hash };
 }
 
@@ -66,43 +69,42 @@ export function baoTreeDecodeOutboard(
   hash: ArrayBufferView | ArrayBufferLike,
   options?: BaoTreeOptions,
 ): Uint8Array {
-  const { block, post, hashing } = treeOptions(options);
+  const { block, order, hashing } = treeOptions(options);
   const data = copyOf(toBytes(content, 'content'));
-  const tree = copyOf(toBytes(outboard, 'outboard'));
+  const parents = copyOf(toBytes(outboard, 'outboard'));
   const root = checkHash(hash);
-  if (tree.length !== block.parentsLength(data.length)) throw new BaoVerifyError('outboard does not fit the content length');
-  if (!post) {
+  const tree = Tree.of(data.length, block);
+  if (parents.length !== tree.parentsLength) throw new BaoVerifyError('outboard does not fit the content length');
+  if (order === 'pre') {
     // The backend builds the whole outboard in one pass; compared as stored.
-    const built = new Uint8Array(tree.length);
+    const built = new Uint8Array(parents.length);
     if (!sameBytes(encodeTree(data, block, built, 0, true, hashing), root)) {
       throw new BaoVerifyError('the content does not match the hash');
     }
-    const bad = firstDifferentParent(tree, 0, built);
+    const bad = firstDifferentParent(parents, 0, built);
     if (bad >= 0) {
-      const offset = parentOffsetIn(block, data.length, bad);
+      const offset = tree.parentOffset(bad);
       throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
     }
     return data;
   }
   const { levels, top: found } = treeLevels(data, 0, true, hashing);
   if (!sameBytes(found, root)) throw new BaoVerifyError('the content does not match the hash');
-  let cursor = 0;
-  forEachParent(data.length, block, post, (offset, size, left) => {
-    if (!isParent(levels, offset, size, left, tree, cursor)) {
-      throw new BaoVerifyError(`the tree node above byte ${offset} does not match the hash`, offset);
+  const store = new ParentStore(tree, parents, order);
+  const walk = tree.walk({ parentsOnly: true });
+  while (walk.next()) {
+    if (!isParent(levels, walk, parents, store.positionOf(walk))) {
+      throw new BaoVerifyError(`the tree node above byte ${walk.offset} does not match the hash`, walk.offset);
     }
-    cursor += PARENT_LEN;
-  });
+  }
   return data;
 }
 
-/** Writes the post-order parents of `content` into `out`; returns the root hash. */
-function postOrder(content: Uint8Array, block: BlockSize, out: Uint8Array, hashing: ModeKey): Uint8Array {
+/** Writes every parent of `content` into `store` from all its chaining
+ * values at once; returns the root hash. */
+function writeParents(store: ParentStore, content: Uint8Array, hashing: ModeKey): Uint8Array {
   const { levels, top: root } = treeLevels(content, 0, true, hashing);
-  let cursor = 0;
-  forEachParent(content.length, block, true, (offset, size, left) => {
-    writeParent(levels, offset, size, left, out, cursor);
-    cursor += PARENT_LEN;
-  });
+  const walk = store.tree.walk({ parentsOnly: true });
+  while (walk.next()) writeParent(levels, walk, store.bytes, store.positionOf(walk));
   return root;
 }

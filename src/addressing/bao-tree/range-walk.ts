@@ -10,7 +10,8 @@ import { type Boundaries, boundariesOf, truncate } from '../../tree/ranges.js';
 import { chunkLogOf } from './outboard.js';
 import { leafValue, parentChainingValue, treeHashingOf } from '../bao/nodes.js';
 import { BlockSize, PARENT_LEN } from '../../tree/geometry.js';
-import { expectedValue, NodeWalk } from '../../tree/walk.js';
+import { Tree } from '../../tree/tree.js';
+import { expectedValue } from '../../tree/walk.js';
 
 /** A verified piece of the content: whole chunks, or a whole group. */
 export interface VerifiedPiece {
@@ -52,7 +53,7 @@ export function rangeRequest(hash: unknown, size: unknown, ranges: unknown, opti
  * decoder's own copies, not the caller's memory. */
 export function* rangeWalk({ root, size, query, minLevel, hashing }: RangeRequest): Generator<WalkStep, void, Uint8Array | undefined> {
   const nodes: Uint8Array[] = [];
-  const walk = new NodeWalk(BlockSize.of(minLevel), { openPartial: true }).start(size, query);
+  const walk = Tree.of(size, BlockSize.of(minLevel)).walk({ openPartial: true }, query);
   while (walk.next()) {
     if (!walk.wanted) continue;
     const { offset, size: length, isRoot } = walk;

@@ -25,7 +25,8 @@ import { rangeRequest, rangeWalk, type VerifiedPiece } from './range-walk.js';
 import { chunkLogOf, orderOf } from './outboard.js';
 import { concat, copyOf, leafRootHash, leafValue, parentChainingValue, treeHashingOf } from '../bao/nodes.js';
 import { BlockSize, CHUNK_LEN, PARENT_LEN } from '../../tree/geometry.js';
-import { expectedValue, NodeWalk } from '../../tree/walk.js';
+import { ParentStore, Tree } from '../../tree/tree.js';
+import { expectedValue } from '../../tree/walk.js';
 
 /** Chunk ranges, [start, end) in 1024-byte chunks; end Infinity for "to the end". */
 export type ChunkRangeList = readonly (readonly [number, number])[];
@@ -79,30 +80,42 @@ export function baoTreeEncodeRanges(
   const asked = boundariesOf(ranges);
   const query = truncate(asked, content.length);
   const parts: Uint8Array[] = [];
-  const post = orderOf(options) === 'post';
+  const order = orderOf(options);
   const hashing = treeHashingOf(options);
-  const hash =
-    outboard === undefined
-      ? encodeGroups(0, content, true, query, minLevel, parts, hashing)
-      : encodeAbove(content, outboard, post, trusted, query, minLevel, parts, hashing);
+  const tree = Tree.of(content.length, BlockSize.of(minLevel));
+  const encode = { query, parts, hashing };
+  let hash: Uint8Array;
+  if (outboard === undefined) hash = encodeGroups(tree, content, { ...encode, firstChunk: 0, isRoot: true });
+  else {
+    if (outboard.length !== tree.parentsLength) {
+      throw new RangeError(
+        `blake3-kit: options.outboard must be the ${tree.parentsLength}-byte ${order}-order outboard of the content at chunkLog ${minLevel}; got ${outboard.length} bytes`,
+      );
+    }
+    hash = encodeAbove(new ParentStore(tree, outboard, order), content, { ...encode, trusted });
+  }
   if (trusted !== undefined && !sameBytes(hash, trusted)) throw new BaoVerifyError('the content does not match options.hash');
   // Nothing asked, nothing sent (bao-tree checks before truncating).
   return { encoding: asked.length === 0 ? new Uint8Array(0) : concat(parts), hash };
 }
 
-/** Encodes the subtree `data` from chunk `start` by hashing it: its groups,
- * and the parents above them and inside groups the ranges cover in part.
- * Returns its chaining value (the root hash if `isRoot`). */
+/** What an encoder sends, and how: the ranges asked for, where its nodes
+ * and leaves go, in order, and the tree's hashing mode. */
+interface EncodeOptions {
+  query: Boundaries;
+  parts: Uint8Array[];
+  hashing: ModeKey;
+}
+
+/** Encodes `data`, the subtree `tree` at chunk `firstChunk`, by hashing it:
+ * its groups, and the parents above them and inside groups the ranges
+ * cover in part. Returns its chaining value (the root hash if `isRoot`). */
 function encodeGroups(
-  start: number,
+  tree: Tree,
   data: Uint8Array,
-  isRoot: boolean,
-  query: Boundaries,
-  minLevel: number,
-  parts: Uint8Array[],
-  hashing: ModeKey,
+  { query, parts, hashing, firstChunk, isRoot }: EncodeOptions & { firstChunk: number; isRoot: boolean },
 ): Uint8Array {
-  const walk = new NodeWalk(BlockSize.of(minLevel), { exits: true, openPartial: true }).start(data.length, query, start);
+  const walk = tree.walk({ exits: true, openPartial: true }, query, firstChunk);
   // The parent node open at each depth, filled in as its children's values arrive.
   const nodes: Uint8Array[] = [];
   let value: Uint8Array | undefined;
@@ -114,7 +127,7 @@ function encodeGroups(
       // A chunk, a whole group (or part of one), or a subtree not asked for (not sent).
       const bytes = data.subarray(offset, offset + size);
       if (walk.wanted) parts.push(bytes);
-      value = leafValue(bytes, start * CHUNK_LEN + offset, root, hashing);
+      value = leafValue(bytes, firstChunk * CHUNK_LEN + offset, root, hashing);
     } else {
       nodes[depth] = new Uint8Array(PARENT_LEN);
       parts.push(nodes[depth]!);
@@ -125,64 +138,42 @@ function encodeGroups(
   return value!;
 }
 
-/** Encodes with the parents above the groups read from an outboard,
- * checked top down from the root hash (`trusted`, else the content's,
- * computed): subtrees the ranges miss are skipped unread, and each group the
- * ranges reach is hashed and checked against its parent. A subtree's
- * parents are contiguous in either order: its own node first ('pre') or
- * last ('post'), its left subtree's parents before its right's. */
-function encodeAbove(
-  content: Uint8Array,
-  outboard: Uint8Array,
-  post: boolean,
-  trusted: Uint8Array | undefined,
-  query: Boundaries,
-  minLevel: number,
-  parts: Uint8Array[],
-  hashing: ModeKey,
-): Uint8Array {
-  const block = BlockSize.of(minLevel);
-  const total = block.parentsLength(content.length);
-  if (outboard.length !== total) {
-    throw new RangeError(
-      `blake3-kit: options.outboard must be the ${total}-byte ${post ? 'post' : 'pre'}-order outboard of the content at chunkLog ${minLevel}; got ${outboard.length} bytes`,
-    );
-  }
+/** Encodes `content` with the parents above the groups read from `store`
+ * (an outboard), checked top down from the root hash (`trusted`, else the
+ * content's, computed): subtrees the ranges miss are skipped unread, and
+ * each group the ranges reach is hashed and checked against its parent. */
+function encodeAbove(store: ParentStore, content: Uint8Array, options: EncodeOptions & { trusted: Uint8Array | undefined }): Uint8Array {
+  const { tree } = store;
+  const { query, hashing, trusted } = options;
   // A blob of one group has no parents: its hash is its content's.
-  if (content.length <= block.bytes) return encodeGroups(0, content, true, query, minLevel, parts, hashing);
+  if (tree.leaves === 1) return encodeGroups(tree, content, { ...options, firstChunk: 0, isRoot: true });
   const root = trusted ?? leafRootHash(content, hashing);
-  const rootAt = post ? total - PARENT_LEN : 0;
-  if (!sameBytes(parentChainingValue(outboard.subarray(rootAt, rootAt + PARENT_LEN), true, hashing), root)) {
+  if (!sameBytes(parentChainingValue(store.root(), true, hashing), root)) {
     throw new BaoVerifyError("the outboard's root node does not match the root hash");
   }
-  // By depth, for the open parents: their nodes, where their subtree's
-  // parents start in the outboard, and their left subtrees' sizes.
+  // The open parents' nodes, by depth.
   const nodes: Uint8Array[] = [];
-  const firsts: number[] = [];
-  const lefts: number[] = [];
-  const walk = new NodeWalk(block).start(content.length, query);
+  const walk = tree.walk(undefined, query);
   while (walk.next()) {
     if (!walk.wanted) continue;
     const { offset, size, depth, isRoot } = walk;
     const expected = expectedValue(walk, nodes, root);
     if (walk.isLeaf) {
-      const found = encodeGroups(offset / CHUNK_LEN, content.subarray(offset, offset + size), isRoot, walk.query, minLevel, parts, hashing);
+      const group = Tree.of(size, tree.block);
+      const found = encodeGroups(group, content.subarray(offset, offset + size), {
+        ...options,
+        query: walk.query,
+        firstChunk: offset / CHUNK_LEN,
+        isRoot,
+      });
       if (!sameBytes(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`, offset);
       continue;
     }
-    let first = 0;
-    if (!isRoot) {
-      const leftFirst = post ? firsts[depth - 1]! : firsts[depth - 1]! + PARENT_LEN;
-      first = walk.isRight ? leftFirst + block.parentsLength(lefts[depth - 1]!) : leftFirst;
-    }
-    const at = post ? first + block.parentsLength(size) - PARENT_LEN : first;
-    const node = outboard.subarray(at, at + PARENT_LEN);
+    const node = store.at(walk);
     if (!isRoot && !sameBytes(parentChainingValue(node, false, hashing), expected))
       throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match its parent`, offset);
-    parts.push(node);
+    options.parts.push(node);
     nodes[depth] = node;
-    firsts[depth] = first;
-    lefts[depth] = walk.left;
   }
   return root;
 }

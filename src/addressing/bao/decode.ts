@@ -16,8 +16,8 @@ import { sameBytes } from '../../equal.js';
 import { MODE_HASH } from '../../modes.js';
 import { treeOps } from '../../tree-ops.js';
 import { copyOf, HEADER_LEN } from './nodes.js';
-import { CHUNK_LEAVES, CHUNK_LEN, PARENT_LEN } from '../../tree/geometry.js';
-import { parentOffsetIn, parentsInPreOrder } from '../../tree/walk.js';
+import { CHUNK_LEN, PARENT_LEN } from '../../tree/geometry.js';
+import { Tree } from '../../tree/tree.js';
 
 /** The encoding does not match the hash, or is malformed (truncated, extra
  * bytes, a length header that disagrees with it). */
@@ -56,11 +56,11 @@ export function checkHash(hash: unknown, name = 'hash'): Uint8Array {
 export function baoDecode(encoding: ArrayBufferView | ArrayBufferLike, hash: ArrayBufferView | ArrayBufferLike): Uint8Array {
   const bytes = toBytes(encoding, 'encoding');
   const root = checkHash(hash);
-  const length = readHeader(bytes, 'encoding');
-  if (bytes.length !== HEADER_LEN + CHUNK_LEAVES.parentsLength(length) + length) {
+  const tree = Tree.of(readHeader(bytes, 'encoding'));
+  if (bytes.length !== HEADER_LEN + tree.parentsLength + tree.length) {
     throw new BaoVerifyError(`encoding is ${bytes.length} bytes, which its length header does not account for`);
   }
-  return verifySubtree(bytes, HEADER_LEN, 0, length, root, true, undefined).content;
+  return verifySubtree(bytes, tree, { start: HEADER_LEN, offset: 0, expected: root, isRoot: true }).content;
 }
 
 /** `content`, verified against `hash` with its Bao outboard encoding. */
@@ -70,53 +70,60 @@ export function baoDecodeOutboard(
   hash: ArrayBufferView | ArrayBufferLike,
 ): Uint8Array {
   const data = toBytes(content, 'content');
-  const tree = copyOf(toBytes(outboard, 'outboard'));
+  const parents = copyOf(toBytes(outboard, 'outboard'));
   const root = checkHash(hash);
-  const length = readHeader(tree, 'outboard');
-  if (length !== data.length || tree.length !== HEADER_LEN + CHUNK_LEAVES.parentsLength(length)) {
+  const tree = Tree.of(readHeader(parents, 'outboard'));
+  if (tree.length !== data.length || parents.length !== HEADER_LEN + tree.parentsLength) {
     throw new BaoVerifyError('content and outboard do not agree with the length header');
   }
-  return verifySubtree(tree, HEADER_LEN, 0, length, root, true, copyOf(data)).content;
+  return verifySubtree(parents, tree, { start: HEADER_LEN, offset: 0, expected: root, isRoot: true, content: copyOf(data) }).content;
+}
+
+/** Where a subtree's encoding is and what it must hash to. */
+export interface SubtreeCheck {
+  /** Where its encoding starts in the bytes given. */
+  start: number;
+  /** Its first content byte in the whole input. */
+  offset: number;
+  /** The root hash if `isRoot`, else the subtree's chaining value. */
+  expected: Uint8Array;
+  isRoot: boolean;
+  /** For an outboard: the subtree's content, the decoder's own copy. */
+  content?: Uint8Array;
 }
 
 /**
- * Verifies a pre-order encoded subtree: `size` content bytes at input byte
- * `offset`, encoded in `tree` from `start` (leaves in place, or, for an
- * outboard, the subtree's own bytes in `content`), against `expected` (the
- * root hash if `isRoot`, else the subtree's chaining value). Its whole tree
+ * Verifies a pre-order encoded subtree (bao's one-chunk leaves) of
+ * `subtree.length` content bytes: encoded in `encoding` from `check.start`
+ * (leaves in place, or, for an outboard, the subtree's own bytes in
+ * `check.content`), against `check.expected`. Its whole tree
  * is computed in one batched pass, then its top and every stored parent
  * are compared with it. Returns the content (a copy of the leaves, or
- * `content` itself) and where the encoding of the subtree ends. `tree` may
- * be the caller's: its leaves are copied before they are hashed, and its
+ * `content` itself) and where the encoding of the subtree ends. `encoding`
+ * may be the caller's: its leaves are copied before they are hashed, and its
  * parents are only compared with those computed from the copy, never
  * used (the top alone vouches for the copied leaves). Copying the parents
  * as well cost 21% of a combined decode (16 MiB: 23.6 -> 28.4 ms,
  * wasm-simd). `content` and `expected` must be the decoder's own.
  */
-export function verifySubtree(
-  tree: Uint8Array,
-  start: number,
-  offset: number,
-  size: number,
-  expected: Uint8Array,
-  isRoot: boolean,
-  content: Uint8Array | undefined,
-): { content: Uint8Array; end: number } {
-  const parents = CHUNK_LEAVES.parentsLength(size) / PARENT_LEN;
-  const found = new Uint8Array(parents * PARENT_LEN);
+export function verifySubtree(encoding: Uint8Array, subtree: Tree, check: SubtreeCheck): { content: Uint8Array; end: number } {
+  const { start, offset, expected, isRoot, content } = check;
+  const size = subtree.length;
+  const parents = subtree.parents;
+  const found = new Uint8Array(subtree.parentsLength);
   let out: Uint8Array;
   let stored: Float64Array | undefined;
   let end = start + found.length;
   if (content === undefined) {
     out = new Uint8Array(size);
     stored = new Float64Array(parents);
-    end = extractLeaves(tree, start, size, out, stored);
+    end = extractLeaves(encoding, start, subtree, out, stored);
   } else out = content;
   const top = treeOps().preOrder(MODE_HASH, undefined, out, found, { chunkLog: 0, combined: false, root: isRoot, firstChunk: offset / CHUNK_LEN });
   if (!sameBytes(top, expected)) throw new BaoVerifyError(`the content from byte ${offset} does not match the hash`, offset);
-  const bad = stored === undefined ? firstDifferentParent(tree, start, found) : firstDifferentStored(tree, start, stored, found);
+  const bad = stored === undefined ? firstDifferentParent(encoding, start, found) : firstDifferentStored(encoding, start, stored, found);
   if (bad >= 0) {
-    const at = offset + parentOffset(size, bad);
+    const at = offset + subtree.parentOffset(bad);
     throw new BaoVerifyError(`the tree node above byte ${at} does not match the hash`, at);
   }
   return { content: out, end };
@@ -125,10 +132,11 @@ export function verifySubtree(
 /** Copies the leaves of the combined encoding of `size` bytes at `start`
  * into `out` (runs of adjacent leaves at once) and records where each
  * parent is stored; returns where the encoding ends. */
-function extractLeaves(tree: Uint8Array, start: number, size: number, out: Uint8Array, stored: Float64Array): number {
+function extractLeaves(tree: Uint8Array, start: number, subtree: Tree, out: Uint8Array, stored: Float64Array): number {
+  const size = subtree.length;
   // In pre-order, the k-th parent (from 0) of the subtree at content byte
   // `offset` is stored after `offset` content bytes and k parents.
-  const parents = parentsInPreOrder(CHUNK_LEAVES, size, stored);
+  const parents = subtree.parentsInPreOrder(stored);
   let runFrom = start;
   for (let parent = 0; parent < parents; parent++) {
     const at = start + stored[parent]! + parent * PARENT_LEN;
@@ -177,10 +185,4 @@ function firstDifferentStored(tree: Uint8Array, start: number, stored: Float64Ar
     for (let j = 0; j < PARENT_LEN; j++) if (tree[stored[i]! + j] !== found[i * PARENT_LEN + j]) return i;
   }
   return -1;
-}
-
-/** The content offset (within the subtree) of its `index`-th parent in
- * pre-order; only for the message of a failed check. */
-function parentOffset(size: number, index: number): number {
-  return parentOffsetIn(CHUNK_LEAVES, size, index);
 }

@@ -67,14 +67,22 @@ export function subtreeValue(levels: Uint8Array[], offset: number, size: number)
  * on 16 MiB (bench/bao.mjs, wasm-simd, 2 runs each) outboard encode went
  * from 1,305-1,350 to 1,398-1,406 MB/s, whole decode from 724-757 to
  * 871-883, streaming decode from 768-777 to 891-909. */
-export function writeParent(levels: Uint8Array[], offset: number, size: number, left: number, out: Uint8Array, at: number): void {
+export function writeParent(levels: Uint8Array[], { offset, size, left }: ParentSpan, out: Uint8Array, at: number): void {
   copy32(levels, offset, left, out, at);
   copy32(levels, offset + left, size - left, out, at + 32);
 }
 
 /** Whether the 64 bytes at `at` in `bytes` are that parent node. */
-export function isParent(levels: Uint8Array[], offset: number, size: number, left: number, bytes: Uint8Array, at: number): boolean {
+export function isParent(levels: Uint8Array[], { offset, size, left }: ParentSpan, bytes: Uint8Array, at: number): boolean {
   return same32(levels, offset, left, bytes, at) && same32(levels, offset + left, size - left, bytes, at + 32);
+}
+
+/** A parent as a walk describes it: its subtree's content bytes from
+ * `offset`, and where they split. */
+interface ParentSpan {
+  offset: number;
+  size: number;
+  left: number;
 }
 
 function copy32(levels: Uint8Array[], offset: number, size: number, out: Uint8Array, at: number): void {

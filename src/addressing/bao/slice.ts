@@ -14,7 +14,8 @@ import { BaoVerifyError, checkHash, readHeader } from './decode.js';
 import { sameBytes } from '../../equal.js';
 import { concat, copyOf, HEADER_LEN, leafValue, parentChainingValue } from './nodes.js';
 import { CHUNK_LEAVES, PARENT_LEN } from '../../tree/geometry.js';
-import { expectedValue, NodeWalk } from '../../tree/walk.js';
+import { Tree } from '../../tree/tree.js';
+import { expectedValue } from '../../tree/walk.js';
 
 type Bytes = ArrayBufferView | ArrayBufferLike;
 
@@ -44,7 +45,7 @@ export function baoDecodeSlice(slice: Bytes, hash: Bytes, start: number, length:
     return bytes.subarray(cursor, (cursor += count));
   };
   const nodes: Uint8Array[] = [];
-  const walk = new NodeWalk(CHUNK_LEAVES).start(total);
+  const walk = Tree.of(total).walk();
   while (walk.next()) {
     const { offset, size, isRoot } = walk;
     if (total > 0 && (offset + size <= from || to <= offset)) {
@@ -72,7 +73,7 @@ function extract(tree: Uint8Array, content: Uint8Array | undefined, start: numbe
   checkRange(start, length);
   const what = content === undefined ? 'encoding' : 'outboard';
   const total = readHeader(tree, what);
-  const expected = HEADER_LEN + CHUNK_LEAVES.parentsLength(total) + (content === undefined ? total : 0);
+  const expected = HEADER_LEN + Tree.of(total).parentsLength + (content === undefined ? total : 0);
   if (tree.length !== expected || (content !== undefined && content.length !== total)) {
     throw new BaoVerifyError(`${what} does not agree with its length header`);
   }
@@ -93,17 +94,18 @@ export function sliceOf(
   const total = readHeader(tree, 'outboard');
   const { from, to } = sliceRange(total, start, length);
   const parts: Uint8Array[] = [tree.subarray(0, HEADER_LEN)];
-  let cursor = HEADER_LEN;
-  const walk = new NodeWalk(CHUNK_LEAVES).start(total);
+  const walk = Tree.of(total).walk();
   while (walk.next()) {
     const { offset, size } = walk;
-    if (offset + size <= from) {
-      // Skipped: before the range, its nodes (and leaves) are passed over.
-      cursor += CHUNK_LEAVES.parentsLength(size) + (leafAt === undefined ? size : 0);
+    if (offset + size <= from || to <= offset) {
       walk.skip();
-    } else if (to <= offset) walk.skip();
-    else if (walk.isLeaf) parts.push(leafAt === undefined ? tree.subarray(cursor, (cursor += size)) : leafAt(offset, size));
-    else parts.push(tree.subarray(cursor, (cursor += PARENT_LEN)));
+      continue;
+    }
+    // In pre-order a node follows preIndex parents and, in a combined
+    // encoding, the `offset` content bytes before it.
+    const at = HEADER_LEN + walk.preIndex * PARENT_LEN + (leafAt === undefined ? offset : 0);
+    if (!walk.isLeaf) parts.push(tree.subarray(at, at + PARENT_LEN));
+    else parts.push(leafAt === undefined ? tree.subarray(at, at + size) : leafAt(offset, size));
   }
   return concat(parts);
 }

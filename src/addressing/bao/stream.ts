@@ -16,7 +16,8 @@ import { BaoVerifyError, checkHash, readHeader, verifySubtree } from './decode.j
 import { sameBytes } from '../../equal.js';
 import { copyOf, HEADER_LEN, leafValue, parentChainingValue } from './nodes.js';
 import { CHUNK_LEAVES, PARENT_LEN } from '../../tree/geometry.js';
-import { expectedValue, NodeWalk } from '../../tree/walk.js';
+import { Tree } from '../../tree/tree.js';
+import { expectedValue } from '../../tree/walk.js';
 
 /** Subtrees up to this size are read whole and verified in one batched
  * pass; above it, node by node (each leaf passed on as soon as it checks).
@@ -163,11 +164,10 @@ export function verifiedStream<T>(input: PieceReader, items: AsyncGenerator<T, v
 
 async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: Uint8Array | undefined): AsyncGenerator<Uint8Array, void> {
   const block = CHUNK_LEAVES.bytes;
-  const parentsLength = (size: number) => CHUNK_LEAVES.parentsLength(size);
   const header = outboard ?? (await input.read(HEADER_LEN));
   if (header === undefined) throw new BaoVerifyError('encoding ended inside its 8-byte header');
   const length = readHeader(header, outboard === undefined ? 'encoding' : 'outboard');
-  if (outboard !== undefined && outboard.length !== HEADER_LEN + parentsLength(length)) {
+  if (outboard !== undefined && outboard.length !== HEADER_LEN + Tree.of(length).parentsLength) {
     throw new BaoVerifyError('outboard does not agree with its length header');
   }
   let cursor = HEADER_LEN;
@@ -181,13 +181,15 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
     if (outboard!.length < cursor + count) throw new TypeError('blake3-kit: options.outboard was detached or shrunk while the stream read it');
   };
   // Holds a combined batch as it arrives; its leaves are copied out of it.
-  const scratch = new Uint8Array(outboard === undefined ? parentsLength(BATCH) + BATCH : 0);
+  const scratch = new Uint8Array(outboard === undefined ? Tree.of(BATCH).parentsLength + BATCH : 0);
   const nodes: Uint8Array[] = [];
-  const walk = new NodeWalk(CHUNK_LEAVES).start(length);
+  const walk = Tree.of(length).walk();
   while (walk.next()) {
     const { offset, size, isRoot } = walk;
     const expected = expectedValue(walk, nodes, root);
     if (!isRoot && size > block && size <= BATCH) {
+      const subtree = Tree.of(size);
+      const check = { offset, expected, isRoot: false };
       // The whole subtree at once, verified in one batched pass. An
       // outboard's content is read straight into the buffer passed on; a
       // combined encoding through a reused buffer, as one copy per piece
@@ -197,14 +199,14 @@ async function* verifiedLeaves(input: PieceReader, root: Uint8Array, outboard: U
       // out of the pieces (~8 K small copies per 16 MiB).
       if (outboard === undefined) {
         // verifySubtree copies the leaves and parents out before hashing.
-        const encoded = await input.readView(parentsLength(size) + size, scratch);
+        const encoded = await input.readView(subtree.parentsLength + size, scratch);
         if (encoded === undefined) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`, offset);
-        yield verifySubtree(encoded, 0, offset, size, expected, false, undefined).content;
+        yield verifySubtree(encoded, subtree, { ...check, start: 0 }).content;
       } else {
         const leaves = new Uint8Array(size);
         if (!(await input.readInto(leaves))) throw new BaoVerifyError(`encoding ended inside the subtree at byte ${offset}`, offset);
-        stored(parentsLength(size));
-        cursor = verifySubtree(outboard, cursor, offset, size, expected, false, leaves).end;
+        stored(subtree.parentsLength);
+        cursor = verifySubtree(outboard, subtree, { ...check, start: cursor, content: leaves }).end;
         yield leaves;
       }
       walk.skip();
