@@ -1,7 +1,7 @@
 // What the `blake3-kit/bao` entries add to the hashing API, in one list:
 // content addressing (Bao, the bao crate's format; iroh's bao-tree, HashSeq,
-// CIDs, the subtree API) and batch hashing (hashMany), whose wasm exports
-// the hashing entries' modules leave out.
+// CIDs, the subtree API, verified fetches) and batch hashing (hashMany),
+// whose wasm exports the hashing entries' modules leave out.
 
 export {
   BLAKE3_MULTIHASH,
@@ -39,3 +39,5 @@ export {
 } from './bao-tree/ranges.js';
 export { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, type SubtreeOptions } from './subtree.js';
 export { hashMany, type HashManyOptions } from '../many.js';
+export { verifiedFetch, type VerifiedFetchOptions } from './verified-fetch/verified-fetch.js';
+export type { TreeOptions as VerifiedTreeOptions } from './verified-fetch/outboard.js';

@@ -17,7 +17,7 @@ import { CHUNK_LEAVES } from '../../tree/geometry.js';
 
 /** The largest outboard fetched by URL unless options.maxOutboardBytes says
  * otherwise: 64 MiB, the outboard of 1 GiB of content. */
-const MAX_OUTBOARD_BYTES = 64 * 1024 * 1024;
+export const MAX_OUTBOARD_BYTES = 64 * 1024 * 1024;
 
 export interface BaoFetchOptions {
   /** The content's Bao outboard: its bytes, or a URL to fetch it from. */
@@ -102,7 +102,7 @@ async function fetchContent(
 
 /** An outboard from a URL: its header first, then exactly the parents the
  * header's length calls for, if they fit `max` bytes. */
-async function fetchOutboard(get: typeof fetch, url: string | URL, signal: AbortSignal | undefined, max: number): Promise<Uint8Array> {
+export async function fetchOutboard(get: typeof fetch, url: string | URL, signal: AbortSignal | undefined, max: number): Promise<Uint8Array> {
   const response = await abortable(get(url, { signal }), signal);
   checkStatus(response, 'outboard');
   return readSource(response, signal, async (iterator) => {
@@ -123,7 +123,7 @@ async function fetchOutboard(get: typeof fetch, url: string | URL, signal: Abort
   });
 }
 
-function checkStatus(response: Response, what: string): void {
+export function checkStatus(response: Response, what: string): void {
   if (response.ok) return;
   // An error page's body is not ours to read: let the connection go.
   response.body?.cancel().catch(() => {});
