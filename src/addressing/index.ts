@@ -41,3 +41,10 @@ export { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, 
 export { hashMany, type HashManyOptions } from '../many.js';
 export { verifiedFetch, type VerifiedFetchOptions } from './verified-fetch/verified-fetch.js';
 export type { TreeOptions as VerifiedTreeOptions } from './verified-fetch/outboard.js';
+export {
+  createVerifiedFetchHandler,
+  type FetchEventLike,
+  type VerifiedFetchHandler,
+  type VerifiedFetchHandlerOptions,
+  type VerifiedTarget,
+} from './verified-fetch/handler.js';
