@@ -44,18 +44,13 @@ export interface Span {
  */
 export async function* verifiedRange(tree: Tree, size: number, read: ReadContent, span: Span, batch = BATCH): AsyncGenerator<Uint8Array, void> {
   const { root, block, post, parents } = tree;
-  const group = block.bytes;
   // An empty content is one empty leaf: chunk 0 is asked for, which holds it.
   const query = size === 0 ? [0, 1] : [span.from / CHUNK_LEN, Math.ceil(span.to / CHUNK_LEN)];
   const walk = new NodeWalk(block).start(size, query);
   const nodes: Uint8Array[] = [];
-  // Right turns on the way down to each depth: with the depth and the
-  // leaves before a node, where its parent sits in the outboard.
-  const rights: number[] = [];
   while (walk.next()) {
-    const { depth, offset, size: length } = walk;
-    rights[depth] = depth === 0 ? 0 : rights[depth - 1]! + (walk.isRight ? 1 : 0);
     if (!walk.wanted) continue;
+    const { depth, offset, size: length } = walk;
     const expected = expectedValue(walk, nodes, root);
     if (walk.isLeaf || (walk.covered && length <= batch)) {
       const bytes = await read(length, offset);
@@ -71,12 +66,8 @@ export async function* verifiedRange(tree: Tree, size: number, read: ReadContent
       walk.skip();
       continue;
     }
-    // Leaves before the node, less one per right turn (each a whole left
-    // subtree, one parent short of its leaves), are the parents of the
-    // subtrees before it; pre-order puts its ancestors before it too,
-    // post-order its own subtree's other parents.
-    const before = offset / group - rights[depth]!;
-    const index = post ? before + block.leaves(length) - 2 : before + depth;
+    // The walk numbers the parents as the outboard stores them.
+    const index = post ? walk.postIndex : walk.preIndex;
     const node = parents.subarray(index * PARENT_LEN, (index + 1) * PARENT_LEN);
     if (!sameBytes(parentChainingValue(node, walk.isRoot), expected))
       throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match the hash`, offset);
