@@ -68,7 +68,6 @@ export class NodeWalk {
   postFirst = 0;
 
   readonly #block: number;
-  readonly #blockSize: BlockSize;
   readonly #exits: boolean;
   readonly #openPartial: boolean;
   readonly #parentsOnly: boolean;
@@ -92,7 +91,6 @@ export class NodeWalk {
 
   constructor(block: BlockSize, options?: WalkOptions) {
     this.#block = block.bytes;
-    this.#blockSize = block;
     this.#exits = options?.exits === true;
     this.#openPartial = options?.openPartial === true;
     this.#parentsOnly = options?.parentsOnly === true;
@@ -133,7 +131,8 @@ export class NodeWalk {
         const p = d - 1;
         if (this.#right[d] === 0) {
           // The right subtree's parents follow the left's in either order.
-          const leftParents = this.#blockSize.leaves(this.#lefts[p]!) - 1;
+          // A left subtree is a power of two of chunks: its leaves, less one.
+          const leftParents = Math.ceil(this.#lefts[p]! / this.#block) - 1;
           this.#enter(
             this.#offsets[p]! + this.#lefts[p]!,
             this.#sizes[p]! - this.#lefts[p]!,
@@ -176,7 +175,7 @@ export class NodeWalk {
 
   /** A parent's index among the tree's parents in post-order. */
   get postIndex(): number {
-    return this.postFirst + this.#blockSize.leaves(this.size) - 2;
+    return this.postFirst + Math.ceil(this.size / this.#block) - 2;
   }
 
   /** ceil(log2) of the node's chunks: the level of its chaining value. */
@@ -186,8 +185,8 @@ export class NodeWalk {
 
   #enter(offset: number, size: number, depth: number, isRight: boolean, query: Boundaries | undefined, pre: number, postFirst: number): void {
     this.offset = offset;
-    this.preIndex = this.#pre[depth] = pre;
-    this.postFirst = this.#postFirst[depth] = postFirst;
+    this.preIndex = pre;
+    this.postFirst = postFirst;
     this.size = size;
     this.depth = depth;
     this.isRoot = depth === 0;
@@ -205,7 +204,12 @@ export class NodeWalk {
       leaf = !this.wanted || size <= CHUNK_LEN || (size <= this.#block && (this.covered || !this.#openPartial));
     } else leaf = size <= this.#block;
     this.isLeaf = leaf;
-    if (!leaf) this.#lefts[depth] = this.left = leftSubtreeLength(size);
+    if (!leaf) {
+      this.#lefts[depth] = this.left = leftSubtreeLength(size);
+      // Only a parent's places are asked for again, by its children.
+      this.#pre[depth] = pre;
+      this.#postFirst[depth] = postFirst;
+    }
   }
 }
 

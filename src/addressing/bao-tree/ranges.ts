@@ -144,9 +144,9 @@ function encodeGroups(
  * each group the ranges reach is hashed and checked against its parent. */
 function encodeAbove(store: ParentStore, content: Uint8Array, options: EncodeOptions & { trusted: Uint8Array | undefined }): Uint8Array {
   const { tree } = store;
-  const { query, hashing, trusted } = options;
+  const { query, parts, hashing, trusted } = options;
   // A blob of one group has no parents: its hash is its content's.
-  if (tree.leaves === 1) return encodeGroups(tree, content, { ...options, firstChunk: 0, isRoot: true });
+  if (tree.leaves === 1) return encodeGroups(tree, content, { query, parts, hashing, firstChunk: 0, isRoot: true });
   const root = trusted ?? leafRootHash(content, hashing);
   if (!sameBytes(parentChainingValue(store.root(), true, hashing), root)) {
     throw new BaoVerifyError("the outboard's root node does not match the root hash");
@@ -159,20 +159,17 @@ function encodeAbove(store: ParentStore, content: Uint8Array, options: EncodeOpt
     const { offset, size, depth, isRoot } = walk;
     const expected = expectedValue(walk, nodes, root);
     if (walk.isLeaf) {
-      const group = Tree.of(size, tree.block);
-      const found = encodeGroups(group, content.subarray(offset, offset + size), {
-        ...options,
-        query: walk.query,
-        firstChunk: offset / CHUNK_LEN,
-        isRoot,
-      });
+      // A literal, not a spread of `options`: spreading one per group cost
+      // this encoder ~4% (64 ranges of 16 MiB from a post-order outboard).
+      const group = { query: walk.query, parts, hashing, firstChunk: offset / CHUNK_LEN, isRoot };
+      const found = encodeGroups(Tree.of(size, tree.block), content.subarray(offset, offset + size), group);
       if (!sameBytes(found, expected)) throw new BaoVerifyError(`the content at byte ${offset} does not match the outboard`, offset);
       continue;
     }
     const node = store.at(walk);
     if (!isRoot && !sameBytes(parentChainingValue(node, false, hashing), expected))
       throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match its parent`, offset);
-    options.parts.push(node);
+    parts.push(node);
     nodes[depth] = node;
   }
   return root;
