@@ -113,7 +113,7 @@ export function parallelSuite(lib: Lib, env: Env) {
           expect(toHex(ours.hash), `Blob of ${length}`).toBe(toHex(theirs.hash));
           expect(toHex(hash(ours.encoding)), `Blob of ${length}, outboard ${outboard}`).toBe(toHex(hash(theirs.encoding)));
           if (length > PIECE) {
-            expect(parallelStatus().jobs, `Blob of ${length} on the workers`).toBeGreaterThan(jobs);
+            if (length > PIECE) expect(parallelStatus().jobs, `Blob of ${length} on the workers`).toBeGreaterThan(jobs);
             expect(seen.at(-1)).toBe(length);
           }
         }
@@ -165,6 +165,47 @@ export function parallelSuite(lib: Lib, env: Env) {
       const run = baoEncodeParallel(pattern(40 * PIECE), { signal: abort.signal, onProgress: () => abort.abort(new Error('enough')) });
       await expect(run).rejects.toThrow('enough');
     });
+
+    itBao(
+      'builds bao-tree outboards on the workers exactly as baoTreeOutboard does, from bytes, a Blob or a stream, and stops on abort',
+      async () => {
+        const { baoTreeOutboard, baoTreeOutboardParallel } = lib;
+        reset();
+        const rng = random(seed + 2);
+        const same = (ours: { outboard: Uint8Array; hash: Uint8Array }, theirs: { outboard: Uint8Array; hash: Uint8Array }, what: string) => {
+          expect(toHex(ours.hash), what).toBe(toHex(theirs.hash));
+          expect(ours.outboard.length, what).toBe(theirs.outboard.length);
+          expect(toHex(hash(ours.outboard)), what).toBe(toHex(hash(theirs.outboard)));
+        };
+        for (const tree of [{ chunkLog: 4 }, { chunkLog: 2, order: 'post' as const }, { chunkLog: 0 }]) {
+          for (const length of [5 * PIECE + 7, rng.int(40 * PIECE), 16 * 1024 + 1]) {
+            const bytes = pattern(length, 9) as Uint8Array<ArrayBuffer>;
+            const theirs = baoTreeOutboard(bytes, tree);
+            const jobs = parallelStatus().jobs;
+            const seen: number[] = [];
+            same(await baoTreeOutboardParallel(new Blob([bytes]), { ...tree, onProgress: (done) => seen.push(done) }), theirs, `Blob of ${length}`);
+            expect(seen.at(-1)).toBe(length);
+            if (length > PIECE) expect(parallelStatus().jobs, `Blob of ${length} on the workers`).toBeGreaterThan(jobs);
+            same(await baoTreeOutboardParallel(bytes, tree), theirs, `bytes of ${length}`);
+            const stream = new ReadableStream<Uint8Array>({
+              start(controller) {
+                for (let at = 0; at < length; at += 100_003) controller.enqueue(bytes.slice(at, at + 100_003));
+                controller.close();
+              },
+            });
+            same(await baoTreeOutboardParallel(stream, tree), theirs, `stream of ${length}`);
+          }
+        }
+        same(await baoTreeOutboardParallel(new Blob([]), {}), baoTreeOutboard(new Uint8Array(0)), 'empty Blob');
+        const stop = new AbortController();
+        const run = baoTreeOutboardParallel(new Blob([pattern(40 * PIECE) as Uint8Array<ArrayBuffer>]), {
+          signal: stop.signal,
+          onProgress: () => stop.abort(new Error('enough of the file')),
+        });
+        await expect(run).rejects.toThrow('enough of the file');
+        await expect(baoTreeOutboardParallel(new Blob([]), { chunkLog: 17 })).rejects.toThrow(RangeError);
+      },
+    );
 
     itBao('Bao-encodes a stalled stream until an abort, which rejects at once and releases it', async () => {
       const { baoEncodeParallel } = lib;
