@@ -90,9 +90,7 @@ describe(`the tree walk (seed ${seed})`, () => {
           ['post', exits],
         ] as const) {
           const bytes = new Uint8Array(tree.parentsLength);
-          sequence.forEach(([, offset, size], i) =>
-            bytes.fill(i % 251, i * 64, i * 64 + 4).set(new Uint8Array(new Float64Array([offset, size]).buffer), i * 64 + 8),
-          );
+          for (const [i, [, offset, size]] of sequence.entries()) bytes.set(new Uint8Array(new Float64Array([offset, size]).buffer), i * 64 + 8);
           const store = new ParentStore(tree, bytes, order);
           const stored = tree.walk({ parentsOnly: true });
           while (stored.next()) {
