@@ -5,7 +5,7 @@
 // still holds the original bytes; elsewhere the decoded strings are all we
 // have, and such arguments behave as their U+FFFD spelling.
 
-import { readFileSync } from 'node:fs';
+import { fs } from './system.js';
 
 const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -23,7 +23,7 @@ export function rawArgs(decoded: readonly string[]): Buffer[] {
 function procArgs(count: number): Buffer[] | undefined {
   let cmdline: Buffer;
   try {
-    cmdline = readFileSync('/proc/self/cmdline');
+    cmdline = fs.readFileSync('/proc/self/cmdline');
   } catch {
     return undefined;
   }

@@ -26,27 +26,17 @@
 // mostly the four system calls (stat, open, read, close; ~60% of a profile)
 // and Node's start-up (~70 ms).
 
-import { closeSync, constants, openSync, statSync } from 'node:fs';
+import { fs } from './system.js';
 import { toHex, type Blake3, type Blake3Hasher } from '../entries/node.js';
 import type { Options } from './args.js';
 import { parseCheckLine, type CheckLine } from './check-format.js';
 import { describe, withoutPrefix } from './errors.js';
 import { NAME } from './help.js';
 import { err, Gathered, readSome } from './io.js';
-import { chunks, feed } from './read.js';
+import { chunks, feed, openSmallFile, READ_BUFFER } from './read.js';
 
-/** Regular files smaller than this are read and hashed on this thread. It
- * is where b3sum starts mapping files (MAP_FROM in src/node/feed.ts), which
- * hashes them up to their size at open, as feed() does: a larger bound
- * would change what a growing file hashes to, so none was tried. */
-const SMALL_FILE = 16 * 1024;
-/** The one buffer small files are read into: a file that grew after its
- * stat still takes one read, and a larger one is hashed piece by piece. */
-const READ_BUFFER = 64 * 1024;
 /** Bytes of output each line is checked against (--length conflicts with --check). */
 const DIGEST = 32;
-/** A file that turned into a FIFO after its stat must not block the open. */
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
 const strictLine = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -165,26 +155,15 @@ class Checker {
     return false;
   }
 
-  /**
-   * The digest of a regular file under SMALL_FILE bytes, read here to its
-   * end; undefined for every other file (and `-`, stdin), which feed()
-   * reads. A missing file throws its ENOENT; other errors of the stat are
-   * left to feed(), which reports them as it always has.
-   */
+  /** The digest of a small regular file (openSmallFile), read here to its
+   * end; undefined for every other file, which feed() reads. */
   #smallFile(path: string): Uint8Array | undefined {
-    if (path === '-') return undefined;
-    try {
-      const stats = statSync(path);
-      if (!stats.isFile() || stats.size >= SMALL_FILE) return undefined;
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 'ENOENT') throw error;
-      return undefined;
-    }
-    const fd = openSync(path, OPEN_FLAGS);
+    const fd = openSmallFile(path);
+    if (fd === undefined) return undefined;
     try {
       return this.#hashFd(fd);
     } finally {
-      closeSync(fd);
+      fs.closeSync(fd);
     }
   }
 

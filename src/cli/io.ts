@@ -5,7 +5,7 @@
 // Reads: stdin is read like any file, so a directory on stdin fails with
 // EISDIR as in b3sum, where process.stdin would end quietly (a wrong digest).
 
-import { readSync, writeSync } from 'node:fs';
+import { fs } from './system.js';
 
 /** stdout is gone or failing; `cause` is the write's error. */
 export class StdoutError extends Error {
@@ -32,7 +32,7 @@ function retryLater(error: unknown): void {
 export function readSome(fd: number, buffer: Buffer, offset = 0): number {
   for (;;) {
     try {
-      return readSync(fd, buffer, offset, buffer.length - offset, null);
+      return fs.readSync(fd, buffer, offset, buffer.length - offset, null);
     } catch (error) {
       if (fd === 0 && (error as { code?: string }).code === 'EBADF') return 0;
       retryLater(error);
@@ -43,7 +43,7 @@ export function readSome(fd: number, buffer: Buffer, offset = 0): number {
 function writeAll(fd: number, data: Uint8Array): void {
   for (let done = 0; done < data.length; ) {
     try {
-      done += writeSync(fd, data, done);
+      done += fs.writeSync(fd, data, done);
     } catch (error) {
       retryLater(error);
     }

@@ -1,7 +1,7 @@
 // Reading the files named on the command line (and in checkfiles), and
 // stdin, as b3sum does: all of their content, whatever size they report.
 
-import { closeSync, openSync } from 'node:fs';
+import { fs } from './system.js';
 import { updateFromFile } from '../entries/node.js';
 import type { Options } from './args.js';
 import { displayPath } from './check-format.js';
@@ -10,12 +10,45 @@ import { Progress } from './progress.js';
 
 export const STDIN = Buffer.from('-');
 
+/** Regular files smaller than this are read and hashed on this thread. It
+ * is where b3sum starts mapping files (MAP_FROM in src/node/feed.ts), which
+ * hashes them up to their size at open, as feed() does: a larger bound
+ * would change what a growing file hashes to, so none was tried. */
+const SMALL_FILE = 16 * 1024;
+/** The buffer a small file is read into: a file that grew after its stat
+ * still takes one read, and a larger one is hashed piece by piece. */
+export const READ_BUFFER = 64 * 1024;
+/** A file that turned into a FIFO after its stat must not block the open. */
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
+
+/**
+ * A descriptor of `path` if it is a regular file under SMALL_FILE bytes,
+ * for the caller to read here to its end (and close): no promise, no
+ * round trip through libuv's pool per call (check.ts has the numbers).
+ * Undefined for every other file and for `-` (stdin), which feed() reads.
+ * A missing file throws its ENOENT; other errors of the stat are left to
+ * feed(), which reports them as it always has.
+ */
+export function openSmallFile(path: string | Buffer): number | undefined {
+  if (path === '-' || (Buffer.isBuffer(path) && path.equals(STDIN))) return undefined;
+  try {
+    const stats = fs.statSync(path);
+    if (!stats.isFile() || stats.size >= SMALL_FILE) return undefined;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') throw error;
+    return undefined;
+  }
+  return fs.openSync(path, OPEN_FLAGS);
+}
+
+const smallFileBuffer = Buffer.allocUnsafe(READ_BUFFER);
+
 /** Chunks of stdin, or of the file at `path`, read in order to EOF, with
  * `beforeRead` called before each read. Each call has its own buffer: a
  * checkfile's chunk must outlive the hashing of the files it names. */
 export function* chunks(path: Buffer, beforeRead?: () => void): Generator<Buffer> {
   const stdin = path.equals(STDIN);
-  const fd = stdin ? 0 : openSync(path, 'r');
+  const fd = stdin ? 0 : fs.openSync(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(64 * 1024);
     for (;;) {
@@ -25,7 +58,7 @@ export function* chunks(path: Buffer, beforeRead?: () => void): Generator<Buffer
       yield buffer.subarray(0, read);
     }
   } finally {
-    if (!stdin) closeSync(fd);
+    if (!stdin) fs.closeSync(fd);
   }
 }
 
@@ -37,6 +70,15 @@ export async function feed(path: Buffer, hasher: ByteSink, options: Options): Pr
   if (path.equals(STDIN)) {
     if (options.keyed) throw new Error('Cannot open `-` in keyed mode');
     for (const chunk of chunks(STDIN)) hasher.update(chunk);
+    return;
+  }
+  const small = openSmallFile(path);
+  if (small !== undefined) {
+    try {
+      for (let read: number; (read = readSome(small, smallFileBuffer)) > 0; ) hasher.update(smallFileBuffer.subarray(0, read));
+    } finally {
+      fs.closeSync(small);
+    }
     return;
   }
   // A bar for files of a few MiB on, drawn from the first report, which

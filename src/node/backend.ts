@@ -3,7 +3,6 @@
 // by a bundle entry), the BLAKE3_KIT_BACKEND variable, and the optional
 // native addon with its routed combination.
 
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Blake3 } from '../api.js';
 import type { OneShots } from '../backend.js';
@@ -15,6 +14,7 @@ import { nativeDeriveKey, nativeHash, nativeKeyedHash } from '../native/hash.js'
 import { nativePackage, nativeTriple } from './native-package.js';
 import { BUNDLED_APART, type PackagedFiles, usePackagedFiles } from './packaged.js';
 import { routedEngine, routedManyOps, routedOneShots, routedTreeOps } from './routing.js';
+import { fsPromises } from './builtins.js';
 
 export interface NodeInitOptions extends InitOptions {
   /** The addon file to load instead of the packaged one (also
@@ -52,7 +52,7 @@ export const nodePlatform = (packaged: PackagedFiles): BackendPlatform => {
       const url = location instanceof URL ? location : URL_SCHEME.test(location) ? new URL(location) : pathToFileURL(location);
       if (url.protocol !== 'file:') return fetch(url);
       try {
-        return await readFile(url);
+        return await fsPromises().readFile(url);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !defaults.has(url.href)) throw error;
         throw new Error(`${BUNDLED_APART} (${fileURLToPath(url)} is missing)`, { cause: error });

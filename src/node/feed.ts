@@ -14,11 +14,11 @@
 // as they flow, polled by libuv, so that an abort ends the wait for a writer
 // or for data. Other files (devices) are read sequentially.
 
-import { close, constants, fstat, open, read, type PathLike, type Stats } from 'node:fs';
+import type { PathLike, Stats } from 'node:fs';
+import type { Socket } from 'node:net';
 import { once } from 'node:events';
-import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
+import { fs, net, util } from './builtins.js';
 import { NATIVE_STEP } from '../native/absorb.js';
 import { Hasher } from '../hasher.js';
 
@@ -28,7 +28,7 @@ const READ_BYTES = 1 << 20;
 const DEVICE_PAUSE = 10;
 /** Opening a FIFO without it waits for a writer, in a libuv thread that no
  * abort can free. It changes nothing for regular files. */
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK;
 /** b3sum maps regular files of at least this many bytes, and reads smaller
  * ones (and procfs/sysfs files, whose size is 0 or a guess). */
 export const MAP_FROM = 16 * 1024;
@@ -64,10 +64,10 @@ export interface FeedPolicy {
   shrunk: 'reject' | 'hash';
 }
 
-const openFd = promisify(open);
-const fstatFd = promisify(fstat);
-const closeFd = promisify(close);
-const readFd = promisify(read);
+const openFd = util.promisify(fs.open);
+const fstatFd = util.promisify(fs.fstat);
+const closeFd = util.promisify(fs.close);
+const readFd = util.promisify(fs.read);
 
 /** A file opened once for hashing; everything reads its one descriptor. */
 export class OpenFile {
@@ -112,7 +112,7 @@ export class OpenFile {
    * in read() and an abort, which destroys it, ends any wait at once. The
    * socket closes the descriptor. */
   socket(): Socket {
-    this.#socket ??= new Socket({ fd: this.fd, readable: true, writable: false });
+    this.#socket ??= new (net().Socket)({ fd: this.fd, readable: true, writable: false });
     return this.#socket;
   }
 

@@ -2,7 +2,7 @@
 // way napi-rs names them (npm/<triple>/ in this repository), and listed in
 // the main package's optionalDependencies so npm installs only the match.
 
-import { readFileSync } from 'node:fs';
+import { fs } from './builtins.js';
 
 /** This process's napi-rs platform triple: linux-x64-gnu, darwin-arm64,
  * win32-x64-msvc, ... */
@@ -29,13 +29,13 @@ export const nativePackage = (triple: string) => `blake3-kit-${triple}`;
  */
 function linuxLibc(): 'gnu' | 'musl' {
   try {
-    const maps = readFileSync('/proc/self/maps', 'latin1');
+    const maps = fs.readFileSync('/proc/self/maps', 'latin1');
     // Lines end in the mapped path; procfs may be mounted without them.
     if (/\/libc(?:\.so\.6|-2\.\d+\.so)$/m.test(maps)) return 'gnu';
     if (/ \/\S/.test(maps)) return 'musl';
   } catch {}
   try {
-    return readFileSync('/usr/bin/ldd', 'latin1').includes('musl') ? 'musl' : 'gnu';
+    return fs.readFileSync('/usr/bin/ldd', 'latin1').includes('musl') ? 'musl' : 'gnu';
   } catch {}
   try {
     const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;

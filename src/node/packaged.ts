@@ -5,9 +5,9 @@
 // bundlers pick by the `module` condition) carry the wasm and the worker
 // inside (embedded.ts), so that a one-file bundle needs nothing beside it.
 
-import { readFileSync } from 'node:fs';
 import type { WasmSource } from '../wasm/load.js';
 import type { Flavour } from '../engine.js';
+import { fs } from './builtins.js';
 
 export interface PackagedFiles {
   /** The wasm module of `flavour`: a file URL, or its bytes. */
@@ -51,7 +51,7 @@ export function filesBeside(base: string | undefined): PackagedFiles {
     wasmBytes(flavour) {
       const url = beside(`${dist}../wasm/blake3-kit-${flavour}.wasm`);
       try {
-        return readFileSync(url) as Uint8Array<ArrayBuffer>;
+        return fs.readFileSync(url) as Uint8Array<ArrayBuffer>;
       } catch (error) {
         throw new Error(`${BUNDLED_APART} (${url.href} is missing)`, { cause: error });
       }

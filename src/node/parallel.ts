@@ -1,9 +1,10 @@
 // The worker_threads pool of the Node entry, shared by node.ts and file.ts.
 
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { parallelApi } from '../parallel/api.js';
 import type { SpawnWorker } from '../parallel/pool.js';
+import { workerThreads } from './builtins.js';
 import { packagedFiles } from './packaged.js';
 
 /** The package's files as the entry whose init() ran finds them (beside
@@ -17,7 +18,7 @@ function files() {
 const spawnThread: SpawnWorker = (url, onMessage, onFailure) => {
   let worker: Worker;
   try {
-    worker = new Worker(url ?? files().worker());
+    worker = new (workerThreads().Worker)(url ?? files().worker());
   } catch (error) {
     // No script to start (a bundle of dist/ without its files, say): a
     // failure like any worker's, after which the pool hashes on this

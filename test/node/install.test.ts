@@ -76,7 +76,7 @@ describe.runIf(inject('flavour') === 'simd')('installed from the tarballs as pub
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('keeps the main tarball under 270 KB, the addons in their own packages', () => {
+  it('keeps the main tarball under 310 KB, the addons in their own packages', () => {
     const sizes = Object.fromEntries(
       [['blake3-kit', packed.main], ...Object.entries(packed.platforms).map(([triple, p]) => [triple, p.tarball])].map(([name, file]) => [
         name,
@@ -92,8 +92,10 @@ describe.runIf(inject('flavour') === 'simd')('installed from the tarballs as pub
     // the 8.5 KB worker script as text), blake3-wasm 3.x's compat names and
     // saved states v2; 260.8 kB with docs/ (36 kB) and the bench method and
     // chart the README links (16 kB), less the hashing-only wasm modules
-    // (30.6 kB).
-    expect(sizes['blake3-kit']).toBeLessThan(270_000);
+    // (30.6 kB); 276.4 kB with verifiedFetch and its Service Worker
+    // handler; 304.4 kB with the CLI as one file of its own (+27 kB gzip of
+    // a second copy of what it uses: 8-15% faster on a small file).
+    expect(sizes['blake3-kit']).toBeLessThan(310_000);
     const listed = execFileSync('tar', ['tzf', packed.main], { encoding: 'utf8' });
     expect(listed).not.toMatch(/\.node$/m);
     const manifest = JSON.parse(execFileSync('tar', ['xzOf', packed.main, 'package/package.json'], { encoding: 'utf8' }));
