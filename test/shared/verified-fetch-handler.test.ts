@@ -90,6 +90,25 @@ describe(`createVerifiedFetchHandler (seed ${seed})`, () => {
     expect(errors).toEqual([error]);
   });
 
+  it('answers a range that starts at a group which just failed with 502, without fetching it again', async () => {
+    const bad = 163_840;
+    const { handler, server, ask, errors } = setUp((path, range) =>
+      path.endsWith('.ob4') || range === `bytes=${Math.floor((content.length - 1) / 16384) * 16384}-` ? undefined : { kind: 'flip', at: bad + 5 },
+    );
+    const { error } = await drain((await handler.respond(ask('bytes=150000-')))!);
+    expect((error as BaoVerifyError).offset).toBe(bad);
+    // A media element retries from where the body failed: told at once.
+    const asked = server.served.requests.length;
+    const retry = (await handler.respond(ask(`bytes=${bad + 100}-`)))!;
+    expect([retry.status, retry.body]).toEqual([502, null]);
+    expect(server.served.requests).toHaveLength(asked);
+    expect(errors).toHaveLength(2);
+    expect((errors[1] as BaoVerifyError).offset).toBe(bad);
+    expect((errors[1] as Error).message).toMatch(/did not match the hash \d+ ms ago/);
+    // Other groups are fetched as before.
+    expect((await drain((await handler.respond(ask('bytes=0-99')))!)).bytes).toEqual(content.slice(0, 100));
+  });
+
   it('waits for ready, reports failures, and keeps outboards within its budget', async () => {
     let release = () => {};
     const ready = new Promise<void>((done) => (release = done));

@@ -18,9 +18,17 @@ import { loadTree, type Tree, type TreeSpec } from './outboard.js';
 import { SharedTask } from './shared-task.js';
 import { verifiedRange } from './verify.js';
 
+/** How long a group that failed verification is answered with 502 without
+ * being fetched again. Chromium retries a media range request whose body
+ * fails, about once a second, 30 times (31 s to its MEDIA_ERR_NETWORK in
+ * test/node/verified-media.test.ts); an HTTP error it does not retry. */
+const BAD_FOR_MS = 10_000;
+
 export class VerifiedContent {
   readonly #tree: SharedTask<Tree>;
   readonly #size: SharedTask<number>;
+  /** Groups that did not verify, by offset: when. */
+  readonly #bad = new Map<number, number>();
 
   constructor(
     readonly spec: TreeSpec,
@@ -42,6 +50,22 @@ export class VerifiedContent {
   /** Bytes of outboard held, once loaded. */
   get heldBytes(): number {
     return this.#tree.done?.parents.length ?? 0;
+  }
+
+  /** Notes that the group (or subtree) at `offset` did not verify. */
+  markBad(offset: number): void {
+    this.#bad.set(offset, Date.now());
+  }
+
+  /** How long ago the group at `offset` failed verification, if it did
+   * within BAD_FOR_MS. */
+  badSince(offset: number): number | undefined {
+    const when = this.#bad.get(offset);
+    if (when === undefined) return undefined;
+    const age = Date.now() - when;
+    if (age < BAD_FOR_MS) return age;
+    this.#bad.delete(offset);
+    return undefined;
   }
 
   tree(signal: AbortSignal | undefined): Promise<Tree> {

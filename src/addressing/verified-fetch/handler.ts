@@ -36,7 +36,7 @@ export interface VerifiedFetchHandlerOptions {
   fetch?: typeof fetch;
   /** Called with every failure (a BaoVerifyError names the offset), which
    * the page sees only as a network error: post it to the page from here. */
-  onError?: (error: unknown, request: Request) => void;
+  onError?: (error: unknown, request: Request) => unknown;
   /** Bytes of outboards kept between requests: 64 MiB by default. Each
    * content's is kept until it is the least recently used past this. */
   maxCachedOutboardBytes?: number;
@@ -76,7 +76,8 @@ export function createVerifiedFetchHandler(options: VerifiedFetchHandlerOptions)
   const get: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
   const report = (error: unknown, request: Request) => {
     try {
-      onError?.(error, request);
+      // An async hook's rejection is the app's, but must not go unhandled.
+      Promise.resolve(onError?.(error, request)).catch(() => {});
     } catch {} // the app's hook cannot break the answer
   };
   const contents = new Map<string, VerifiedContent>();

@@ -20,7 +20,7 @@ import { BodyReader } from './body.js';
 import { VerifiedContent } from './content.js';
 import { type AskedRange, askedRange, checkContentRange, rangeIn, serverHeaders, withRange } from './http.js';
 import { type Tree, type TreeOptions, treeSpec } from './outboard.js';
-import { type Span, verifiedRange } from './verify.js';
+import { mismatches, type Span, verifiedRange } from './verify.js';
 
 export interface VerifiedFetchOptions extends TreeOptions {
   /** 'GET' (the default) or 'HEAD'. */
@@ -38,7 +38,7 @@ export interface VerifiedFetchOptions extends TreeOptions {
   contentType?: string;
   /** Called with what errored the body (a BaoVerifyError with its offset),
    * for a reader such as a media element that sees only a network error. */
-  onError?: (error: unknown) => void;
+  onError?: (error: unknown) => unknown;
 }
 
 /** What one response is for. */
@@ -47,7 +47,7 @@ export interface Ask {
   range: AskedRange | undefined;
   signal: AbortSignal | undefined;
   contentType: string;
-  onError: ((error: unknown) => void) | undefined;
+  onError: ((error: unknown) => unknown) | undefined;
 }
 
 /**
@@ -92,9 +92,9 @@ export function contentTypeOf(type: unknown): string {
   return type;
 }
 
-export function onErrorOf(onError: unknown): ((error: unknown) => void) | undefined {
+export function onErrorOf(onError: unknown): Ask['onError'] {
   if (onError !== undefined && typeof onError !== 'function') throw new TypeError('blake3-kit: options.onError must be a function');
-  return onError as ((error: unknown) => void) | undefined;
+  return onError as Ask['onError'];
 }
 
 /** The Response for `ask` of `content`. */
@@ -114,6 +114,11 @@ export async function respond(content: VerifiedContent, ask: Ask): Promise<Respo
     const request = (first: number, to: number | undefined) =>
       content.get(content.url, { headers: range === undefined ? content.headers : withRange(content.headers, first, to), signal: own.signal });
     const early = ask.method === 'GET' && (range === undefined || !('suffix' in range));
+    const known = early ? knownBad(content, from, ask) : undefined;
+    if (known !== undefined) {
+      own.stop();
+      return known;
+    }
     if (early) pending = settledLater(request(from, range?.last === undefined ? undefined : (Math.floor(range.last / group) + 1) * group));
     const size = await content.size(ask.signal);
     const span = range === undefined ? { start: 0, end: size } : rangeIn(range, size);
@@ -132,6 +137,11 @@ export async function respond(content: VerifiedContent, ask: Ask): Promise<Respo
     }
     const aligned = Math.floor(span.start / group) * group;
     const to = Math.min(size, Math.ceil(span.end / group) * group);
+    const late = early ? undefined : knownBad(content, aligned, ask);
+    if (late !== undefined) {
+      own.stop();
+      return late;
+    }
     // A suffix range starts where only the size says.
     const response = await abortable(pending ?? request(aligned, to === size ? undefined : to), ask.signal);
     pending = undefined;
@@ -144,7 +154,11 @@ export async function respond(content: VerifiedContent, ask: Ask): Promise<Respo
     if (partial) checkContentRange(response, aligned, to, size);
     const body = new BodyReader(response, own.signal);
     const pieces = verifiedPieces(body, tree, size, { from: aligned, to, start: span.start, end: span.end }, partial);
-    return new Response(bodyStream(pieces, body, own, ask.onError), { status, headers });
+    const failed = (error: unknown) => {
+      if (error instanceof BaoVerifyError && mismatches.has(error) && error.offset !== undefined) content.markBad(error.offset);
+      report(ask.onError, error);
+    };
+    return new Response(bodyStream(pieces, body, own, failed), { status, headers });
   } catch (error) {
     own.stop();
     pending?.then((response) => response.body?.cancel().catch(() => {})).catch(() => {});
@@ -178,7 +192,12 @@ function reader(body: BodyReader) {
 
 /** A stream of `pieces`: the first error errors it (and is reported), and
  * its end, error or cancel lets the server's body go. */
-function bodyStream(pieces: AsyncGenerator<Uint8Array, void>, body: BodyReader, own: Linked, onError: Ask['onError']): ReadableStream<Uint8Array> {
+function bodyStream(
+  pieces: AsyncGenerator<Uint8Array, void>,
+  body: BodyReader,
+  own: Linked,
+  failed: (error: unknown) => void,
+): ReadableStream<Uint8Array> {
   const stop = (reason?: unknown) => {
     body.release(reason);
     own.stop();
@@ -194,9 +213,7 @@ function bodyStream(pieces: AsyncGenerator<Uint8Array, void>, body: BodyReader, 
       } catch (error) {
         stop(error);
         controller.error(error);
-        try {
-          onError?.(error);
-        } catch {} // the caller's hook cannot break the stream
+        failed(error);
       }
     },
     cancel(reason) {
@@ -206,6 +223,22 @@ function bodyStream(pieces: AsyncGenerator<Uint8Array, void>, body: BodyReader, 
       pieces.return(undefined).catch(() => {});
     },
   });
+}
+
+/** Tells `onError`, whose rejection or throw is the caller's: it cannot break the stream. */
+function report(onError: Ask['onError'], error: unknown): void {
+  try {
+    Promise.resolve(onError?.(error)).catch(() => {});
+  } catch {}
+}
+
+/** A 502 for a range that starts at a group which failed verification a
+ * moment ago: a media element that would retry it is told at once. */
+function knownBad(content: VerifiedContent, from: number, ask: Ask): Response | undefined {
+  const age = content.badSince(from);
+  if (age === undefined) return undefined;
+  report(ask.onError, new BaoVerifyError(`the content at byte ${from} did not match the hash ${age} ms ago; not fetched again`, from));
+  return new Response(null, { status: 502, statusText: 'Bad Gateway' });
 }
 
 /** A combined encoding, streamed whole through baoDecodeStream: its length
@@ -255,7 +288,10 @@ async function respondCombined(content: VerifiedContent, ask: Ask): Promise<Resp
         leaves.cancel().catch(() => {});
       }
     }
-    return new Response(bodyStream(pieces(), body, own, ask.onError), { status: 200, headers });
+    return new Response(
+      bodyStream(pieces(), body, own, (error) => report(ask.onError, error)),
+      { status: 200, headers },
+    );
   } catch (error) {
     own.stop();
     throw error;

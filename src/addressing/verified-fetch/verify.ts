@@ -18,6 +18,16 @@ import { CHUNK_LEN, PARENT_LEN } from '../../tree/geometry.js';
 import { expectedValue, NodeWalk } from '../../tree/walk.js';
 import type { Tree } from './outboard.js';
 
+/** The errors that say content or a node did not hash to its value (not
+ * that a body was short or long): a handler remembers where they were. */
+export const mismatches = new WeakSet<BaoVerifyError>();
+
+function mismatch(message: string, offset: number): BaoVerifyError {
+  const error = new BaoVerifyError(message, offset);
+  mismatches.add(error);
+  return error;
+}
+
 /** The largest subtree checked in one call, as baoDecodeStream batches
  * (its measurements: src/addressing/bao/stream.ts). */
 export const BATCH = 256 * 1024;
@@ -55,11 +65,11 @@ export async function* verifiedRange(tree: Tree, size: number, read: ReadContent
     if (walk.isLeaf || (walk.covered && length <= batch)) {
       const bytes = await read(length, offset);
       if (!sameBytes(leafValue(bytes, offset, walk.isRoot), expected)) {
-        if (walk.isLeaf) throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
+        if (walk.isLeaf) throw mismatch(`the content at byte ${offset} does not match the hash`, offset);
         const at = (count: number, from: number) => Promise.resolve(bytes.subarray(from - offset, from - offset + count));
         yield* verifiedRange(tree, size, at, { ...span, from: offset, to: offset + length }, 0);
         // Every group matched where the whole did not: the tree is not this content's.
-        throw new BaoVerifyError(`the content at byte ${offset} does not match the hash`, offset);
+        throw mismatch(`the content at byte ${offset} does not match the hash`, offset);
       }
       const cut = cutTo(bytes, offset, span);
       if (cut.length > 0) yield cut;
@@ -70,7 +80,7 @@ export async function* verifiedRange(tree: Tree, size: number, read: ReadContent
     const index = post ? walk.postIndex : walk.preIndex;
     const node = parents.subarray(index * PARENT_LEN, (index + 1) * PARENT_LEN);
     if (!sameBytes(parentChainingValue(node, walk.isRoot), expected))
-      throw new BaoVerifyError(`the outboard's node above byte ${offset} does not match the hash`, offset);
+      throw mismatch(`the outboard's node above byte ${offset} does not match the hash`, offset);
     nodes[depth] = node;
   }
 }
