@@ -92,7 +92,12 @@ const projects = [
   { manifest: 'bench/package.json', files: '^bench/' },
   { manifest: 'examples/vite-app/package.json', files: '^examples/vite-app/' },
   { manifest: 'examples/cloudflare-worker/package.json', files: '^examples/cloudflare-worker/' },
-  { manifest: 'package.json', files: '^(?:src|scripts|test|examples)/', except: ['^examples/vite-app/', '^examples/cloudflare-worker/'] },
+  { manifest: 'examples/verified-media/package.json', files: '^examples/verified-media/' },
+  {
+    manifest: 'package.json',
+    files: '^(?:src|scripts|test|examples)/',
+    except: ['^examples/vite-app/', '^examples/cloudflare-worker/', '^examples/verified-media/'],
+  },
 ];
 
 // Where resolution finds an installed package: node_modules/ here, or in a

@@ -59,6 +59,7 @@ const nodeOnce = [
   'types',
   'vectors-fresh',
   'verified-download',
+  'verified-media',
   'wrangler',
 ].map(nodeFile);
 // The wasm modules and their workers: kernels module against module, the

@@ -82,7 +82,13 @@ describe.runIf(inject('flavour') === 'simd')('.dependency-cruiser.cjs', () => {
     });
 
   it('names each layer broken, each cycle, each undeclared package, and passes what the layers allow', () => {
-    const manifests = ['package.json', 'bench/package.json', 'examples/vite-app/package.json', 'examples/cloudflare-worker/package.json'];
+    const manifests = [
+      'package.json',
+      'bench/package.json',
+      'examples/vite-app/package.json',
+      'examples/cloudflare-worker/package.json',
+      'examples/verified-media/package.json',
+    ];
     for (const path of ['.dependency-cruiser.cjs', 'tsconfig.json', 'tsconfig.test.json', ...manifests]) copy(path);
     const imports = (...paths: string[]) => `${paths.map((path, i) => `import * as m${i} from '${path}';`).join('\n')}\nexport const used = 1;\n`;
     write('src/input.ts', imports('./modes.js'));
