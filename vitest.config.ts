@@ -59,6 +59,7 @@ const nodeOnce = [
   'types',
   'vectors-fresh',
   'verified-download',
+  'verified-fetch-runtimes',
   'verified-media',
   'wrangler',
 ].map(nodeFile);
