@@ -89,6 +89,18 @@ describe(`verifiedFetch (seed ${seed})`, () => {
     }
   });
 
+  it("uses the runtime's own fetch when given none (a data: URL, which ignores Range)", async () => {
+    // A browser's fetch called as a method of another object throws "Illegal invocation".
+    const small = content.subarray(0, 50_000);
+    const { outboard, hash: smallHash } = baoTreeOutboard(small, { chunkLog: 2 });
+    let binary = '';
+    for (const byte of small) binary += String.fromCharCode(byte);
+    const url = `data:application/octet-stream;base64,${btoa(binary)}`;
+    const answer = await verifiedFetch(url, { hash: smallHash, outboard, chunkLog: 2, headers: { Range: 'bytes=10000-20000' } });
+    expect([answer.status, answer.headers.get('Content-Range')]).toEqual([206, 'bytes 10000-20000/50000']);
+    expect(await drain(answer)).toEqual({ bytes: small.slice(10_000, 20_001), error: undefined });
+  });
+
   it('answers open and suffix ranges, 416 past the end, and the whole content for ranges it does not serve', async () => {
     const cases: [string, number, [number, number] | undefined][] = [
       ['bytes=100000-', 206, [100_000, content.length]],

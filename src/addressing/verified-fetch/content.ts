@@ -29,15 +29,20 @@ export class VerifiedContent {
   readonly #size: SharedTask<number>;
   /** Groups that did not verify, by offset: when. */
   readonly #bad = new Map<number, number>();
+  /** The fetch to use for this content's requests. */
+  readonly fetch: typeof fetch;
 
   constructor(
     readonly spec: TreeSpec,
     /** The content (or, without an outboard, the combined encoding). */
     readonly url: string | URL,
-    readonly get: typeof fetch,
+    get: typeof fetch,
     /** Sent with every request for the content and its outboard. */
     readonly headers: Headers,
   ) {
+    // Called as a plain function: a browser's fetch called as a method of
+    // another object throws "Illegal invocation".
+    this.fetch = (input, init) => get(input, init);
     this.#tree = new SharedTask((signal) => loadTree(spec, get, signal));
     this.#size = new SharedTask(async (signal) => proveSize(await this.#tree.get(signal), url, get, headers, signal));
   }

@@ -112,7 +112,7 @@ export async function respond(content: VerifiedContent, ask: Ask): Promise<Respo
     // of the size, where they do not depend on it.
     const from = range === undefined || 'suffix' in range ? 0 : Math.floor(range.first / group) * group;
     const request = (first: number, to: number | undefined) =>
-      content.get(content.url, { headers: range === undefined ? content.headers : withRange(content.headers, first, to), signal: own.signal });
+      content.fetch(content.url, { headers: range === undefined ? content.headers : withRange(content.headers, first, to), signal: own.signal });
     const early = ask.method === 'GET' && (range === undefined || !('suffix' in range));
     const known = early ? knownBad(content, from, ask) : undefined;
     if (known !== undefined) {
@@ -247,7 +247,7 @@ function knownBad(content: VerifiedContent, from: number, ask: Ask): Response | 
 async function respondCombined(content: VerifiedContent, ask: Ask): Promise<Response> {
   const own = linked(ask.signal);
   try {
-    const response = await abortable(content.get(content.url, { headers: content.headers, signal: own.signal }), ask.signal);
+    const response = await abortable(content.fetch(content.url, { headers: content.headers, signal: own.signal }), ask.signal);
     if (!response.ok) {
       response.body?.cancel().catch(() => {});
       own.stop();
