@@ -26,14 +26,15 @@ export interface Served {
  * test instead of the machine. */
 const ENDLESS = 64 << 20;
 
-/** A body of `bytes`, then `extra` zero bytes, in 64 KiB pieces, counted in `served`. */
-function body(bytes: Uint8Array, served: Served, extra = 0): ReadableStream<Uint8Array> {
+/** A body of `bytes`, then `extra` zero bytes, in pieces of `pieceLength()`
+ * bytes (64 KiB by default), counted in `served`. */
+function body(bytes: Uint8Array, served: Served, extra = 0, pieceLength = () => 65536): ReadableStream<Uint8Array> {
   let at = 0;
   const total = bytes.length + extra;
   return new ReadableStream({
     pull(controller) {
       if (at >= total) return controller.close();
-      const end = Math.min(total, at + 65536);
+      const end = Math.min(total, at + pieceLength());
       const piece = new Uint8Array(end - at);
       if (at < bytes.length) piece.set(bytes.subarray(at, Math.min(end, bytes.length)));
       served.sent.bytes += piece.length;
@@ -54,7 +55,7 @@ export type Liar = (path: string, range: string | null, n: number) => Lie | unde
  * for a bare name), lying where `lie` says; the files may be replaced
  * between requests (a race).
  */
-export function stubServer(files: Map<string, Uint8Array>, lie: Liar = () => undefined) {
+export function stubServer(files: Map<string, Uint8Array>, lie: Liar = () => undefined, piece?: () => number) {
   const served: Served = { requests: [], sent: { bytes: 0, cancelled: 0 } };
   const counts = new Map<string, number>();
   const get = (async (input: string | URL | Request, init?: RequestInit) => {
@@ -74,7 +75,7 @@ export function stubServer(files: Map<string, Uint8Array>, lie: Liar = () => und
     }
     if (told?.kind === 'status') return new Response('no', { status: told.status });
     const asked = /^bytes=(\d+)-(\d*)$/.exec(range ?? '');
-    if (asked === null || told?.kind === 'ignore-range') return new Response(body(bytes, served), { status: 200 });
+    if (asked === null || told?.kind === 'ignore-range') return new Response(body(bytes, served, 0, piece), { status: 200 });
     const first = Number(asked[1]);
     const end = asked[2] === '' ? bytes.length : Math.min(bytes.length, Number(asked[2]) + 1);
     if (first >= bytes.length) return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${bytes.length}` } });
@@ -82,13 +83,14 @@ export function stubServer(files: Map<string, Uint8Array>, lie: Liar = () => und
     if (told?.kind === 'wrong-range') headers['Content-Range'] = `bytes 0-${end - first - 1}/${bytes.length}`;
     if (told?.kind === 'stall') return new Response(new ReadableStream({ cancel: () => void served.sent.cancelled++ }), { status: 206, headers });
     const part = bytes.subarray(first, told?.kind === 'short' ? end - 1 : told?.kind === 'long' ? end + 1 : end);
-    return new Response(body(part, served, told?.kind === 'endless' ? ENDLESS : 0), { status: 206, headers });
+    return new Response(body(part, served, told?.kind === 'endless' ? ENDLESS : 0, piece), { status: 206, headers });
   }) as typeof fetch;
   return { fetch: get, served };
 }
 
-/** Everything a body streams, and what errored it (or undefined). */
-export async function drain(response: Response): Promise<{ bytes: Uint8Array; error: unknown }> {
+/** Everything a body streams, and what errored it (or undefined); each
+ * piece's whole buffer, as a reader could reach it, into `buffers`. */
+export async function drain(response: Response, buffers?: Uint8Array[]): Promise<{ bytes: Uint8Array; error: unknown }> {
   const reader = response.body!.getReader();
   const parts: Uint8Array[] = [];
   let length = 0;
@@ -96,6 +98,7 @@ export async function drain(response: Response): Promise<{ bytes: Uint8Array; er
     for (let step = await reader.read(); !step.done; step = await reader.read()) {
       parts.push(step.value);
       length += step.value.length;
+      buffers?.push(new Uint8Array(step.value.buffer));
     }
   } catch (error) {
     return { bytes: join(parts, length), error };

@@ -155,6 +155,54 @@ describe(`verifiedFetch (seed ${seed})`, () => {
     }
   });
 
+  it('passes on pieces of any size as they come, none of whose memory holds a byte it did not verify', async () => {
+    for (const shape of shapes) {
+      const { group } = trees[shape];
+      const at = 200_000 + rng.int(200_000);
+      const bad = Math.floor(at / group) * group;
+      const { group: _, ...tree } = trees[shape];
+      // Pieces of odd sizes: groups and 256 KiB subtrees straddle them.
+      const server = stubServer(new Map([['content', content]]), except(shape, { kind: 'flip', at }), () => 1 + rng.int(100_000));
+      for (const header of ['bytes=1000-', `bytes=${bad - 70_000}-${bad - 1}`]) {
+        const buffers: Uint8Array[] = [];
+        const { bytes, error } = await drain(
+          await verifiedFetch('content', { hash, ...tree, fetch: server.fetch, headers: { Range: header } }),
+          buffers,
+        );
+        const first = Number(/=(\d+)/.exec(header)![1]);
+        expect(bytes, `${shape} ${header}`).toEqual(content.slice(first, bad));
+        expect(error === undefined, header).toBe(header.endsWith('-') === false);
+        // A reader that looks past a piece into its buffer finds only content bytes, never the flipped one.
+        for (const buffer of buffers) {
+          const where = indexOf(content, buffer.subarray(0, Math.min(64, buffer.length)));
+          expect(where, shape).toBeGreaterThanOrEqual(0);
+          expect(buffer).toEqual(content.subarray(where, where + buffer.length));
+        }
+      }
+    }
+  });
+
+  it("moves the platform fetch's pieces into its memory, and copies a caller's fetch's (which may still use them)", async () => {
+    const { group: _, ...tree } = trees.chunkLog4;
+    // A fetch of the caller's that hands out its own arrays, whole.
+    const mine: Uint8Array[] = [];
+    for (let at = 0; at < content.length; at += 65536) mine.push(content.slice(at, at + 65536));
+    const callers = (async (_input: unknown, init?: RequestInit) => {
+      const range = /^bytes=(\d+)-/.exec(new Headers(init?.headers).get('Range') ?? '');
+      const from = range === null ? 0 : Number(range[1]);
+      if (from % 65536 !== 0) return new Response(content.slice(from), { status: 206 });
+      const stream = new ReadableStream({
+        start(controller) {
+          for (const array of mine.slice(from / 65536)) controller.enqueue(array);
+          controller.close();
+        },
+      });
+      return new Response(stream, { status: from === 0 ? 200 : 206 });
+    }) as typeof fetch;
+    expect((await drain(await verifiedFetch('content', { hash, ...tree, fetch: callers }))).bytes).toEqual(content);
+    expect(mine.every((array) => array.length > 0)).toBe(true); // none detached
+  });
+
   it('refuses an outboard that lies, and a size that lies, before any response', async () => {
     // The root node (first in pre-order): on every path, the proof's too.
     const server = stubServer(new Map([['content', content]]));
@@ -286,3 +334,12 @@ describe(`verifiedFetch (seed ${seed})`, () => {
     await expect(verifiedFetch('content', undefined as never)).rejects.toThrow(/options must be an object/);
   });
 });
+
+/** Where `needle` first occurs in `hay`, or -1. */
+function indexOf(hay: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = 0; i + needle.length <= hay.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}

@@ -6,6 +6,7 @@
 // where the source never answers it.
 
 import { type BodySource, chunkBytes, type Pull, pullFrom } from '../../stream-source.js';
+import { copyOf } from '../bao/nodes.js';
 
 export class BodyReader {
   readonly #pull: Pull;
@@ -70,6 +71,19 @@ export class BodyReader {
     return piece;
   }
 
+  /** The unread rest of the current piece, or the next piece, in memory of
+   * ours: moved there where `transfer` allows it and the piece is a whole,
+   * plain ArrayBuffer (its source's buffer is detached: nothing else can
+   * reach it), else copied. undefined at the end. */
+  async nextOwned(transfer: boolean): Promise<Uint8Array | undefined> {
+    if (!(await this.#more())) return undefined;
+    const piece = this.#piece;
+    const rest = this.#at === 0 ? piece : piece.subarray(this.#at);
+    this.#piece = new Uint8Array(0);
+    this.#at = 0;
+    return (transfer && rest === piece && moved(piece)) || copyOf(rest);
+  }
+
   /** Whether the body ends here (reads one more piece to see). */
   async ended(): Promise<boolean> {
     return !(await this.#more());
@@ -111,5 +125,19 @@ export class BodyReader {
       this.#at = 0;
     }
     return true;
+  }
+}
+
+/** `piece`'s memory, moved into a buffer of ours without a copy (its own
+ * buffer detached), where it is all of a plain ArrayBuffer; else undefined. */
+function moved(piece: Uint8Array): Uint8Array | undefined {
+  const buffer = piece.buffer as ArrayBuffer & { resizable?: boolean; transfer?: () => ArrayBuffer };
+  if (!(buffer instanceof ArrayBuffer) || buffer.resizable === true || piece.byteOffset !== 0 || piece.byteLength !== buffer.byteLength)
+    return undefined;
+  try {
+    // ArrayBuffer.prototype.transfer where there is one (not in Node 20).
+    return new Uint8Array(typeof buffer.transfer === 'function' ? buffer.transfer() : structuredClone(buffer, { transfer: [buffer] }));
+  } catch {
+    return undefined; // not transferable (a wasm memory's, say)
   }
 }

@@ -16,6 +16,7 @@ import { BodyReader } from './body.js';
 import { checkContentRange, withRange } from './http.js';
 import { loadTree, type Tree, type TreeSpec } from './outboard.js';
 import { SharedTask } from './shared-task.js';
+import { MemorySource } from './source.js';
 import { verifiedRange } from './verify.js';
 
 /** How long a group that failed verification is answered with 502 without
@@ -39,6 +40,10 @@ export class VerifiedContent {
     get: typeof fetch,
     /** Sent with every request for the content and its outboard. */
     readonly headers: Headers,
+    /** Whether the body's pieces may be moved into our memory rather than
+     * copied: only the platform's own fetch, which makes a fresh buffer per
+     * piece; a caller's fetch may hand out memory it still uses. */
+    readonly transfer: boolean,
   ) {
     // Called as a plain function: a browser's fetch called as a method of
     // another object throws "Illegal invocation".
@@ -109,9 +114,8 @@ async function proveSize(tree: Tree, url: string | URL, get: typeof fetch, heade
     if (tree.claimed !== undefined && tree.claimed !== size) {
       throw new BaoVerifyError(`the content is ${size} bytes, not the ${tree.claimed} declared for it`, lastStart);
     }
-    const bytes = last.subarray(0, got);
-    const read = () => Promise.resolve(bytes);
-    for await (const _ of verifiedRange(tree, size, read, { from: lastStart, to: size, start: size, end: size })) {
+    const span = { from: lastStart, to: size, start: size, end: size };
+    for await (const _ of verifiedRange(tree, size, new MemorySource(last.subarray(0, got), lastStart, span), span)) {
       // Nothing is passed on: the walk checks the group and the parents above it.
     }
     return size;

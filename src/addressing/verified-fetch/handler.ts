@@ -101,7 +101,7 @@ export function createVerifiedFetchHandler(options: VerifiedFetchHandlerOptions)
           : `#${ids.get(outboard as object) ?? ids.set(outboard as object, ++nextId).get(outboard as object)}`;
     const key = [toHex(spec.root), url, source, spec.chunkLog, spec.post, spec.size].join(' ');
     let content = contents.get(key);
-    if (content === undefined) content = new VerifiedContent(spec, url, get, serverHeaders(new Headers(target.headers)));
+    if (content === undefined) content = new VerifiedContent(spec, url, get, serverHeaders(new Headers(target.headers)), options.fetch === undefined);
     else contents.delete(key);
     contents.set(key, content); // the most recently used last
     return content;

@@ -20,7 +20,8 @@ import { BodyReader } from './body.js';
 import { VerifiedContent } from './content.js';
 import { type AskedRange, askedRange, checkContentRange, rangeIn, serverHeaders, withRange } from './http.js';
 import { type Tree, type TreeOptions, treeSpec } from './outboard.js';
-import { mismatches, type Span, verifiedRange } from './verify.js';
+import { BodySource, type Span } from './source.js';
+import { mismatches, verifiedRange } from './verify.js';
 
 export interface VerifiedFetchOptions extends TreeOptions {
   /** 'GET' (the default) or 'HEAD'. */
@@ -70,7 +71,7 @@ export async function verifiedFetch(input: string | URL | Request, options: Veri
   if (options.headers !== undefined) for (const [name, value] of new Headers(options.headers)) headers.set(name, value);
   const get = options.fetch ?? fetch;
   if (typeof get !== 'function') throw new TypeError('blake3-kit: options.fetch must be a function');
-  const content = new VerifiedContent(spec, request?.url ?? input.toString(), get, serverHeaders(headers));
+  const content = new VerifiedContent(spec, request?.url ?? input.toString(), get, serverHeaders(headers), options.fetch === undefined);
   return respond(content, {
     method: methodOf(options.method ?? request?.method),
     range: askedRange(headers.get('Range')),
@@ -153,7 +154,7 @@ export async function respond(content: VerifiedContent, ask: Ask): Promise<Respo
     const partial = response.status === 206;
     if (partial) checkContentRange(response, aligned, to, size);
     const body = new BodyReader(response, own.signal);
-    const pieces = verifiedPieces(body, tree, size, { from: aligned, to, start: span.start, end: span.end }, partial);
+    const pieces = verifiedPieces(body, tree, size, { from: aligned, to, start: span.start, end: span.end }, partial, content.transfer);
     const failed = (error: unknown) => {
       if (error instanceof BaoVerifyError && mismatches.has(error) && error.offset !== undefined) content.markBad(error.offset);
       report(ask.onError, error);
@@ -170,24 +171,21 @@ export async function respond(content: VerifiedContent, ask: Ask): Promise<Respo
  * or a 200 (the whole content, the bytes before the range dropped). The
  * body must end with them where it was to end there (a 206, or a 200 read
  * to the content's end); else the rest is let go unread. */
-async function* verifiedPieces(body: BodyReader, tree: Tree, size: number, span: Span, partial: boolean): AsyncGenerator<Uint8Array, void> {
+async function* verifiedPieces(
+  body: BodyReader,
+  tree: Tree,
+  size: number,
+  span: Span,
+  partial: boolean,
+  transfer: boolean,
+): AsyncGenerator<Uint8Array, void> {
   if (!partial && span.from > 0 && (await body.skip(span.from)) < span.from) {
     throw new BaoVerifyError(`the server's body ended before byte ${span.from}`, span.from);
   }
-  yield* verifiedRange(tree, size, reader(body), span);
-  if ((partial || span.to === size) && !(await body.ended()))
+  const source = new BodySource(body, span.from, span, transfer);
+  yield* verifiedRange(tree, size, source, span);
+  if ((partial || span.to === size) && (source.untaken > 0 || !(await body.ended())))
     throw new BaoVerifyError(`the server sent more than the ${span.to - span.from} bytes wanted from byte ${span.from}`, span.to);
-}
-
-/** Reads content from `body` into arrays of our own. */
-function reader(body: BodyReader) {
-  return async (count: number, offset: number): Promise<Uint8Array> => {
-    const bytes = new Uint8Array(count);
-    const got = await body.fill(bytes);
-    if (got < count)
-      throw new BaoVerifyError(`the server's body ended at byte ${offset + got}, inside the ${count} bytes wanted from byte ${offset}`, offset);
-    return bytes;
-  };
 }
 
 /** A stream of `pieces`: the first error errors it (and is reported), and
