@@ -40,7 +40,7 @@ export {
 export { leftSubtreeLength, maxSubtreeLength, mergeSubtrees, mergeSubtreesRoot, subtreeChainingValue, type SubtreeOptions } from './subtree.js';
 export { hashMany, type HashManyOptions } from '../many.js';
 export { verifiedFetch, type VerifiedFetchOptions } from './verified-fetch/verified-fetch.js';
-export type { TreeOptions as VerifiedTreeOptions } from './verified-fetch/outboard.js';
+export type { TreeOptions as VerifiedTreeOptions } from './verified-fetch/options.js';
 export {
   createVerifiedFetchHandler,
   type FetchEventLike,

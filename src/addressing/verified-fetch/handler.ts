@@ -10,8 +10,9 @@ import { checkOptions } from '../../input.js';
 import { toHex } from '../../hex.js';
 import { VerifiedContent } from './content.js';
 import { askedRange, serverHeaders } from './http.js';
-import { type TreeOptions, treeSpec } from './outboard.js';
-import { contentTypeOf, methodOf, respond } from './verified-fetch.js';
+import type { TreeOptions } from './options.js';
+import { treeSpec } from './outboard.js';
+import { contentTypeOf, methodOf, respond } from './respond.js';
 
 /** Where the content a request names is, and how to verify it. */
 export interface VerifiedTarget extends TreeOptions {

@@ -15,28 +15,7 @@ import { chunkLogOf, orderOf } from '../bao-tree/outboard.js';
 import { parseCid } from '../cid.js';
 import { BlockSize, CHUNK_LEAVES, PARENT_LEN } from '../../tree/geometry.js';
 import { BodyReader } from './body.js';
-
-/** Where a content's tree comes from, and what it is. */
-export interface TreeOptions {
-  /** The root hash you trust: 32 bytes, or a CID of them (a BDASL CID, 'bafkr4…'). */
-  hash: ArrayBufferView | ArrayBufferLike | string;
-  /** The outboard: its bytes, or a URL to fetch it from. Without one,
-   * the content URL serves the bao crate's combined encoding. */
-  outboard?: ArrayBufferView | ArrayBufferLike | string | URL;
-  /** A bao-tree outboard over groups of 2^chunkLog chunks (0 to 16; iroh
-   * uses 4, 16 KiB). Without it, `outboard` is the bao crate's outboard,
-   * with its 8-byte length header. */
-  chunkLog?: number;
-  /** A bao-tree outboard's order: 'pre' (the default) or 'post'. */
-  order?: 'pre' | 'post';
-  /** The content's length, where the caller knows it. Either way the
-   * length is proven by the content's last group before a byte of a
-   * response that depends on it is passed on. */
-  size?: number;
-  /** The largest outboard read from a URL: 64 MiB by default (the bao
-   * crate's outboard of 1 GiB; bao-tree's at chunkLog 4 of 256 GiB). */
-  maxOutboardBytes?: number;
-}
+import type { TreeOptions } from './options.js';
 
 /** The options of a tree, checked; the outboard not loaded yet. */
 export interface TreeSpec {
