@@ -223,11 +223,10 @@ describe.runIf(inject('flavour') === 'simd')('examples/verified-media: a Service
     server = spawn(
       process.execPath,
       ['server.mjs', '--port', '0', '--media', join(dir, 'tone.wav'), '--type', 'audio/wav', '--corrupt', String(CORRUPT)],
-      {
-        cwd: project,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
+      // Never outlives the test, even if this process dies without afterAll.
+      { cwd: project, stdio: ['ignore', 'pipe', 'inherit'], timeout: 900_000 },
     );
+    process.once('exit', () => server?.kill());
     base = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the example server did not start within 30 s')), 30_000);
       server!.stdout!.on('data', (data: Buffer) => {
@@ -320,12 +319,13 @@ describe.runIf(inject('flavour') === 'simd')('examples/verified-media: a Service
         });
         expect(requests.filter(({ what }) => what === 'outboard')).toEqual([]);
         // One request per request of the player's, each for the groups from
-        // the seek on: WebKitGTK's player asks twice for the same range.
-        expect(content.length).toBe(engine === 'webkit' ? content.length : 1);
+        // the seek on: a player may ask twice for the same range (WebKitGTK's
+        // often does).
+        expect(content.length).toBeGreaterThanOrEqual(1);
         expect(content.length).toBeLessThanOrEqual(2);
         const aligned = Math.floor((300 * BYTES_PER_SECOND + 44) / 16_384) * 16_384;
         for (const { range } of content) expect(range).toMatch(new RegExp(`^bytes=${aligned}-`));
-        const played = await page.run<{ from: number; to: number; code: number | null }>('playFor', 1500);
+        const played = await page.run<{ from: number; to: number; code: number | null }>('playFor', 3000);
         expect(played.code).toBe(null);
         expect(played.to).toBeGreaterThan(played.from);
       }, 180_000);
