@@ -132,8 +132,9 @@ export function utf8(text: string): Uint8Array<ArrayBuffer> {
 }
 
 /** As much of `text` as fits in `target`, as UTF-8: the UTF-16 units read
- * and the bytes written. */
-export function utf8Into(text: string, target: Uint8Array): TextEncoderEncodeIntoResult {
+ * and the bytes written. (Its own type, not the DOM's
+ * TextEncoderEncodeIntoResult, which a Node-only consumer's types lack.) */
+export function utf8Into(text: string, target: Uint8Array): { read: number; written: number } {
   return utf8Encoder.encodeInto(text, target);
 }
 

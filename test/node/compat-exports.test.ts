@@ -18,8 +18,10 @@ import { root } from './packed.js';
 const THEIRS = { '2.1.5': 'blake3-wasm', '3.0.0': 'blake3-wasm-3' } as const;
 
 /** The names `require(spec)` or `import(spec)` gives in Node, run in `cwd`.
- * `__esModule` is CommonJS interop (Node adds it to a CommonJS module's
- * namespace, and to require() of ours), not a name of either API. */
+ * `__esModule` and `module.exports` are CommonJS interop (Node adds the
+ * first to a CommonJS module's namespace and to require() of ours, and
+ * Node 23+ the second to an imported CommonJS module's namespace), not
+ * names of either API. */
 function nodeNames(cwd: string, spec: string, how: 'require' | 'import'): string[] {
   const print = (m: string) => `console.log(JSON.stringify(Object.keys(${m})))`;
   const args =
@@ -27,7 +29,7 @@ function nodeNames(cwd: string, spec: string, how: 'require' | 'import'): string
       ? ['-e', print(`require(${JSON.stringify(spec)})`)]
       : ['--input-type=module', '-e', print(`await import(${JSON.stringify(spec)})`)];
   const out = execFileSync(process.execPath, args, { cwd, encoding: 'utf8' });
-  return (JSON.parse(out) as string[]).filter((name) => name !== '__esModule').sort();
+  return (JSON.parse(out) as string[]).filter((name) => name !== '__esModule' && name !== 'module.exports').sort();
 }
 
 /** Leaves the bundle's imports of what has no names to give: Node's

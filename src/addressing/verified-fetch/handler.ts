@@ -10,7 +10,7 @@ import { checkOptions } from '../../input.js';
 import { toHex } from '../../hex.js';
 import { VerifiedContent } from './content.js';
 import { askedRange, serverHeaders } from './http.js';
-import type { TreeOptions } from './options.js';
+import type { HeaderValues, TreeOptions } from './options.js';
 import { treeSpec } from './outboard.js';
 import { contentTypeOf, methodOf, respond } from './respond.js';
 
@@ -22,7 +22,7 @@ export interface VerifiedTarget extends TreeOptions {
   /** The response's Content-Type: 'application/octet-stream' by default. */
   contentType?: string;
   /** Sent with the requests for the content and its outboard. */
-  headers?: HeadersInit;
+  headers?: HeaderValues;
 }
 
 export interface VerifiedFetchHandlerOptions {

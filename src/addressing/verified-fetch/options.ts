@@ -1,6 +1,10 @@
 // The options that name a content's tree, shared by verifiedFetch and the
 // Service Worker's handler (outboard.ts checks and loads them).
 
+/** What `new Headers()` takes. Not the DOM's HeadersInit by name: a
+ * Node-only consumer's types (@types/node) lack it but have Headers. */
+export type HeaderValues = ConstructorParameters<typeof Headers>[0];
+
 /** Where a content's tree comes from, and what it is. */
 export interface TreeOptions {
   /** The root hash you trust: 32 bytes, or a CID of them (a BDASL CID, 'bafkr4…'). */

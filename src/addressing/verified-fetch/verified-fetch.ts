@@ -6,7 +6,7 @@
 
 import { VerifiedContent } from './content.js';
 import { askedRange, serverHeaders } from './http.js';
-import type { TreeOptions } from './options.js';
+import type { HeaderValues, TreeOptions } from './options.js';
 import { treeSpec } from './outboard.js';
 import { contentTypeOf, methodOf, onErrorOf, respond } from './respond.js';
 
@@ -15,7 +15,7 @@ export interface VerifiedFetchOptions extends TreeOptions {
   method?: string;
   /** Sent to the server; a Range here (or on a Request given as input) is
    * the range asked for. */
-  headers?: HeadersInit;
+  headers?: HeaderValues;
   /** Aborts every request, and errors the body if it is being read. A
    * server that stalls is waited for until it aborts. */
   signal?: AbortSignal;
