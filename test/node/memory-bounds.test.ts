@@ -115,11 +115,17 @@ console.log(JSON.stringify({ growth: process.resourceUsage().maxRSS * 1024 - bef
 `;
 
 describe.runIf(inject('flavour') === 'simd')('memory bounds', () => {
-  it('native: 10^5 compat hashers forgotten in one synchronous loop grow RSS by under 64 MiB', () => {
-    const result = runChild('native', nativeForgotten);
-    console.log(`native compat createHash/update(20 KiB)/digest x 1e5, never disposed: peak RSS growth ${(result.growth! / MiB).toFixed(1)} MiB`);
-    expect(result.wrong).toBe(0);
-    expect(result.growth).toBeLessThan(64 * MiB);
+  // The same loop on wasm is the baseline: its states live in a few MiB of
+  // wasm memory, so its growth is the loop's JS garbage, which V8's young
+  // generation holds more of in newer Node (Node 20 ~60 MiB, Node 24 ~100-
+  // 120 MiB, both backends; 60/44 MiB with --max-semi-space-size=8).
+  it('native: 10^5 compat hashers forgotten in one synchronous loop grow RSS by under 32 MiB more than on wasm', () => {
+    const native = runChild('native', nativeForgotten);
+    const wasm = runChild('wasm-simd', nativeForgotten);
+    const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+    console.log(`compat createHash/update(20 KiB)/digest x 1e5, never disposed: peak RSS growth ${mib(native.growth!)} native, ${mib(wasm.growth!)} wasm`);
+    expect(native.wrong + wasm.wrong).toBe(0);
+    expect(native.growth! - wasm.growth!).toBeLessThan(32 * MiB);
   }, 90_000);
 
   it('wasm: 2 x 10^4 forgotten hashers and XOF readers leave under 6 MiB of wasm memory, and hashing goes on right', () => {
