@@ -123,7 +123,9 @@ describe.runIf(inject('flavour') === 'simd')('memory bounds', () => {
     const native = runChild('native', nativeForgotten);
     const wasm = runChild('wasm-simd', nativeForgotten);
     const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
-    console.log(`compat createHash/update(20 KiB)/digest x 1e5, never disposed: peak RSS growth ${mib(native.growth!)} native, ${mib(wasm.growth!)} wasm`);
+    console.log(
+      `compat createHash/update(20 KiB)/digest x 1e5, never disposed: peak RSS growth ${mib(native.growth!)} native, ${mib(wasm.growth!)} wasm`,
+    );
     expect(native.wrong + wasm.wrong).toBe(0);
     expect(native.growth! - wasm.growth!).toBeLessThan(32 * MiB);
   }, 90_000);
