@@ -16,6 +16,13 @@ const HOST = { execPath: process.execPath, execArgv: [] };
 const forkIn = (runtime, script, args, stdio) =>
   fork(script, args, { stdio, execPath: runtime.execPath, execArgv: runtime.execArgv });
 
+// A child that has sent its result gets this long to exit before it is
+// killed: Node 24.21's process.exit() can deadlock joining a V8 worker that
+// waits for a GC the exiting main thread never runs (nodejs/node#54918; seen
+// here in bench/node/parallel.mjs, which then cost the 600 s timeout).
+const EXIT_GRACE_MS = 5000;
+const killLater = (child) => setTimeout(() => child.kill('SIGKILL'), EXIT_GRACE_MS).unref();
+
 /** One message from `script` run once under `runtime` (or { error }). */
 function once(runtime, script, args, timeoutMs = 600_000) {
   return new Promise((resolve) => {
@@ -24,7 +31,10 @@ function once(runtime, script, args, timeoutMs = 600_000) {
     let stderr = '';
     const timer = setTimeout(() => child.kill(), timeoutMs);
     child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
-    child.on('message', (m) => (got = m));
+    child.on('message', (m) => {
+      got = m;
+      killLater(child);
+    });
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       resolve(got ?? { error: `no result (${signal ?? `exit ${code}`}): ${stderr.trim().split('\n').slice(-3).join(' | ')}` });
@@ -63,6 +73,7 @@ export async function measureNode(impl, cells, expected, profile, runtime = HOST
         } else if (msg.type === 'load-failed') {
           finish({ loadError: msg.error });
         } else if (msg.type === 'done') {
+          killLater(child);
           finish({ next: msg.stoppedAt === -1 ? cells.length : msg.stoppedAt + 1 });
         }
       });
