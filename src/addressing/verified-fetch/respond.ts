@@ -135,32 +135,40 @@ async function* verifiedPieces(
 }
 
 /** A stream of `pieces`: the first error errors it (and is reported), and
- * its end, error or cancel lets the server's body go. */
+ * its end, error or cancel lets the server's body go. A cancel is the
+ * reader's choice, not a failure: what the pending read then ends with (a
+ * short body, a released one) is neither enqueued nor reported. */
 function bodyStream(
   pieces: AsyncGenerator<Uint8Array, void>,
   body: BodyReader,
   own: Linked,
   failed: (error: unknown) => void,
 ): ReadableStream<Uint8Array> {
+  let cancelled = false;
   const stop = (reason?: unknown) => {
     body.release(reason);
     own.stop();
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let step: IteratorResult<Uint8Array, void>;
       try {
-        const { value, done } = await pieces.next();
-        if (done) {
-          stop();
-          controller.close();
-        } else controller.enqueue(value);
+        step = await pieces.next();
       } catch (error) {
         stop(error);
+        if (cancelled) return;
         controller.error(error);
         failed(error);
+        return;
       }
+      if (cancelled) return;
+      if (step.done) {
+        stop();
+        controller.close();
+      } else controller.enqueue(step.value);
     },
     cancel(reason) {
+      cancelled = true;
       stop(reason);
       // The generator takes its return() once its pending read fails, which
       // the release above makes it do.
