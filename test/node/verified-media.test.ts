@@ -126,6 +126,17 @@ const HELPERS = `window.t = {
     select.dispatchEvent(new Event('change'));
     return mirror;
   },
+  // Until the player has stopped loading for 300 ms (at most 15 s): what it
+  // reads ahead after a load, slow on a busy machine, is not the seek's.
+  async settle() {
+    const player = document.getElementById('player');
+    let quiet = 0;
+    for (let i = 0; i < 150 && quiet < 3; i++) {
+      await new Promise((done) => setTimeout(done, 100));
+      quiet = player.readyState >= 1 && player.networkState !== HTMLMediaElement.NETWORK_LOADING ? quiet + 1 : 0;
+    }
+    return quiet >= 3;
+  },
   async written() {
     for (let i = 0; i < 600 && !/CID/.test(document.getElementById('written').textContent); i++) await new Promise((done) => setTimeout(done, 100));
     return document.getElementById('written').textContent;
@@ -272,8 +283,11 @@ describe.runIf(inject('flavour') === 'simd')('examples/verified-media: a Service
         // Whatever a lie does, what the page gets is a prefix of the bytes asked for.
         const prefixOf = (start: number, got: Record<string, unknown>) => sha256(wav.subarray(start, start + ((got.length as number) ?? 0)));
         // A range over the corrupted byte: the bytes before its group, then an
-        // error. (WebKitGTK passes on fewer: its page-side stream drops what
-        // it still held when the worker's stream errors.)
+        // error. The worker sends them all (test/shared/verified-fetch.test.ts),
+        // but a page may get fewer: WebKitGTK's page-side stream drops what it
+        // still held when the worker's stream errors, and so did Chromium's
+        // once under CI's load (0 of 50,000 bytes, 2026-11-28), its page
+        // told of the error before it had read the pipe.
         const around = await page.run<Record<string, unknown>>('fetchVia', {
           mirror: 'corrupt',
           range: `bytes=${BAD_GROUP - 50_000}-${BAD_GROUP + 50_000}`,
@@ -281,8 +295,8 @@ describe.runIf(inject('flavour') === 'simd')('examples/verified-media: a Service
         expect(around.status).toBe(206);
         expect(around.bodyError).toBeDefined();
         expect(around.sha256).toBe(prefixOf(BAD_GROUP - 50_000, around));
-        if (engine === 'webkit') expect(around.length).toBeLessThanOrEqual(50_000);
-        else expect(around.length).toBe(50_000);
+        if (engine === 'firefox') expect(around.length).toBe(50_000);
+        else expect(around.length).toBeLessThanOrEqual(50_000);
         // Bodies that are short, or go on past the range: an error, after no
         // more than the bytes asked for. (Firefox and WebKitGTK inflate only
         // the first member of a gzip stream: there the bomb's range comes
@@ -304,7 +318,7 @@ describe.runIf(inject('flavour') === 'simd')('examples/verified-media: a Service
 
       it('plays and seeks at one range request a seek (the outboard and size are kept)', async () => {
         await page.run('select', 'honest');
-        await new Promise((done) => setTimeout(done, 500));
+        await page.run('settle');
         await log(); // what loading cost, not counted
         const seeked = await page.run<Record<string, unknown>>('seek', { time: 300 });
         expect(seeked).toMatchObject({ event: 'seeked', code: null, currentTime: 300, duration: 1200 });
