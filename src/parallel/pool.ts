@@ -14,7 +14,7 @@
 // whose answer breaks the protocol (a custom `workerUrl` script, say) fails
 // its jobs, and the pool gives up on workers: none can be trusted after it.
 
-import { kernelCode, type WasmModule } from '../wasm/workers.js';
+import { holdProbe, kernelCode, type WasmModule } from '../wasm/workers.js';
 import type { Mode } from '../modes.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import { CHUNK_LEN, CV_LEN } from '../tree/geometry.js';
@@ -101,6 +101,7 @@ export class WorkerPool {
   /** Calls that keep a pool with no workers from starting any (acquire). */
   #holding = 0;
   #heldOnce = false;
+  #releaseProbe: (() => void) | undefined;
   /** Counters for diagnostics and tests: `whileStarting` counts the jobs
    * this thread hashed before any worker was ready, `stalledReads` the Blob
    * slices whose stream a worker gave up on (read-blob.ts). */
@@ -151,13 +152,17 @@ export class WorkerPool {
   acquire(holdStart = false): boolean {
     this.#users++;
     const held = holdStart && this.#helpWhileStarting && this.#members.length === 0 && !this.#heldOnce;
-    if (held) this.#holding++;
+    if (held) {
+      // This thread hashes the whole call: no probe slices between its pieces.
+      if (this.#holding++ === 0) this.#releaseProbe = holdProbe();
+    }
     return held;
   }
 
   release(held = false): void {
     // Only the first calls hold the start: later ones start workers as they go.
     if (held && --this.#holding === 0) {
+      this.#releaseProbe?.();
       this.#heldOnce = true;
       setTimeout(() => this.#startInBackground(), 0);
     }

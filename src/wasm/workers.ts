@@ -3,7 +3,7 @@
 // the worker side instantiates it and hashes pieces into subtrees. Nothing
 // else in src/parallel/ imports from src/wasm/ (.dependency-cruiser.cjs).
 
-export { applyKernelCode, kernelCode } from './blocks.js';
+export { applyKernelCode, holdProbe, kernelCode } from './blocks.js';
 export { attach, core, type CoreExports } from './core.js';
 export { hash } from './hash.js';
 export { instantiate, loadedModule } from './load.js';

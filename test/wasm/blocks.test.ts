@@ -6,7 +6,8 @@
 import { blake3 as noble } from '@noble/hashes/blake3.js';
 import { backendStatus } from 'blake3-kit';
 import { describe, expect, it } from 'vitest';
-import { blockChoice, forceBlocks, kernelCode } from '../../src/wasm/blocks.js';
+import { WorkerPool } from '../../src/parallel/pool.js';
+import { blockChoice, forceBlocks, holdProbe, kernelCode, probeBlocks } from '../../src/wasm/blocks.js';
 import { core } from '../../src/wasm/core.js';
 import { CONTEXT, flavour, KEY, load, random, seed } from '../shared/setup.js';
 
@@ -37,6 +38,38 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
     expect(core!.lanes()).toBe(choice.chunks === 'lanes' ? 1 : 0);
     expect(kernelCode()).toBe((choice.blocks === 'words' ? 1 : 0) | (choice.chunks === 'single' ? 2 : 0));
     expect(backendStatus().wasmBlocks).toEqual(choice);
+  });
+
+  it('a probe waits while held: by holdProbe, and by the first call that hashes on this thread', async () => {
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 150));
+    const release = holdProbe();
+    probeBlocks(core!); // measures anew
+    await pause();
+    expect(blockChoice().how).toBe('probing');
+    release();
+    release(); // a second release changes nothing
+    await probeEnded();
+    expect(blockChoice().how).toBe('measured');
+    // A pool's first call that holds the start (hashParallel below 256 MiB)
+    // holds the probe too: its 18 slices cost Chromium's first 64 MiB call 18 ms.
+    const pool = new WorkerPool(
+      () => {
+        throw new Error('no worker is started while the call holds the start');
+      },
+      undefined as never,
+      undefined,
+      2,
+      () => 60_000,
+    );
+    const held = pool.acquire(true);
+    expect(held).toBe(true);
+    probeBlocks(core!);
+    await pause();
+    expect(blockChoice().how).toBe('probing');
+    pool.terminate();
+    pool.release(held);
+    await probeEnded();
+    expect(blockChoice().how).toBe('measured');
   });
 
   it('the export takes 0 or 1 only', () => {
