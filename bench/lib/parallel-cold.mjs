@@ -7,13 +7,21 @@ import { median } from './timing.mjs';
 
 /** `backend`: init({ backend }) where the entry has a choice (Node's), else
  * undefined for the runtime's default. `expected`: the fingerprint of the
- * input's digest. Every output is checked before its time counts. */
-export async function parallelColdWarm(mod, { size, runs, backend, expected, serialOnly }) {
+ * input's digest. Every output is checked before its time counts.
+ * `probeFirst`: wait for the SIMD module's block probe before the cold call;
+ * `settings`: configureParallel() settings for it (bench/parallel/first-call.mjs). */
+export async function parallelColdWarm(mod, { size, runs, backend, expected, serialOnly, probeFirst, settings }) {
   const input = makeInput(size);
   const b3 = await mod.init(backend ? { backend } : undefined);
   // The calling thread's first hash happens here, so the cold figure is the
   // pool's start and not this thread's first compile.
   b3.hash(input.subarray(0, 64));
+  if (probeFirst) {
+    const deadline = performance.now() + 2000;
+    while (mod.backendStatus?.().wasmBlocks?.how === 'probing' && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
   const check = (out, what) => {
     if (fingerprint(out) !== expected) throw new Error(`${what}: wrong digest ${fingerprint(out)}, expected ${expected}`);
   };
@@ -29,9 +37,10 @@ export async function parallelColdWarm(mod, { size, runs, backend, expected, ser
     check(first, 'first hash');
     const serial = [];
     for (let i = 0; i < runs; i++) serial.push((await time(() => b3.hash(input)))[0]);
-    return { backend: b3.backend, size, coldMs, warmMs: median(serial), warmRuns: serial, serialMs: median(serial), workersStarted: 0 };
+    return { backend: b3.backend, blocks: mod.backendStatus?.().wasmBlocks, size, coldMs, warmMs: median(serial), warmRuns: serial, serialMs: median(serial), workersStarted: 0 };
   };
   if (serialOnly) return hashFirst();
+  if (settings) mod.configureParallel(settings);
   try {
     const [coldMs, first] = await time(() => mod.hashParallel(input));
     check(first, 'first hashParallel');
@@ -48,6 +57,7 @@ export async function parallelColdWarm(mod, { size, runs, backend, expected, ser
     }
     return {
       backend: b3.backend,
+      blocks: mod.backendStatus?.().wasmBlocks,
       size,
       coldMs,
       warmMs: median(warm),
