@@ -94,8 +94,12 @@ describe.runIf(inject('flavour') === 'simd')('installed from the tarballs as pub
     // chart the README links (16 kB), less the hashing-only wasm modules
     // (30.6 kB); 276.4 kB with verifiedFetch and its Service Worker
     // handler; 304.4 kB with the CLI as one file of its own (+27 kB gzip of
-    // a second copy of what it uses: 8-15% faster on a small file).
-    expect(sizes['blake3-kit']).toBeLessThan(310_000);
+    // a second copy of what it uses: 8-15% faster on a small file); 309.5-
+    // 309.8 kB with docs/ regenerated from a full bench; 310.9 kB with the
+    // block probe held through a first parallel call and verified bodies
+    // quiet after a cancel (+1.1 kB; the gzip of the same tree varies by
+    // ~300 B with esbuild's chunk names).
+    expect(sizes['blake3-kit']).toBeLessThan(314_000);
     const listed = execFileSync('tar', ['tzf', packed.main], { encoding: 'utf8' });
     expect(listed).not.toMatch(/\.node$/m);
     const manifest = JSON.parse(execFileSync('tar', ['xzOf', packed.main, 'package/package.json'], { encoding: 'utf8' }));
