@@ -135,7 +135,7 @@ export async function buildBrowserBundle() {
  * start and the end and say so when it changed in between. */
 export function buildStamp(dir = repoDir) {
   const hash = createHash('sha256');
-  for (const file of ['dist/node.js', 'dist/cli.js', 'wasm/blake3-kit-simd.wasm', 'wasm/blake3-kit-scalar.wasm', `native/blake3-kit.${process.platform}-${process.arch}.node`]) {
+  for (const file of ['dist/node.js', 'dist/cli.cjs', 'wasm/blake3-kit-simd.wasm', 'wasm/blake3-kit-scalar.wasm', `native/blake3-kit.${process.platform}-${process.arch}.node`]) {
     const path = join(dir, file);
     hash.update(file).update(existsSync(path) ? readFileSync(path) : 'missing');
   }

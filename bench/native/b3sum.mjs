@@ -5,9 +5,9 @@
 // Writes a random file of --size-mib MiB in --dir (deleted at the end), reads
 // it once untimed so it is in the page cache, and checks every command's
 // digest against `b3sum`. Then --runs runs; each times, by wall clock:
-//   b3sum F                    vs  node bin/blake3-kit.js F                  (all threads, mmap)
-//   b3sum --num-threads 1 F    vs  node bin/blake3-kit.js --num-threads 1 F
-//   b3sum --no-mmap F          vs  node bin/blake3-kit.js --no-mmap F         (b3sum: one thread, reads)
+//   b3sum F                    vs  node bin/blake3-kit.cjs F                  (all threads, mmap)
+//   b3sum --num-threads 1 F    vs  node bin/blake3-kit.cjs --num-threads 1 F
+//   b3sum --no-mmap F          vs  node bin/blake3-kit.cjs --no-mmap F         (b3sum: one thread, reads)
 // (which of each pair goes first alternates), then in this process, after
 // init(), the call alone:
 //   hashFile(F) (mapped) and hashFile(F, { mmap: false }), with the default thread count
@@ -40,7 +40,7 @@ const sizeMiB = Number(args['size-mib']);
 const runs = Number(args.runs);
 const size = sizeMiB * MiB;
 const env = { ...process.env, PATH: `${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}` };
-const cli = join(repoDir, 'bin', 'blake3-kit.js');
+const cli = join(repoDir, 'bin', 'blake3-kit.cjs');
 
 const info = runInfo('native/b3sum.mjs');
 const b3sumVersion = spawnSync('b3sum', ['--version'], { env, encoding: 'utf8' }).stdout?.trim();
@@ -169,7 +169,7 @@ const md = [
       'CLI rows include process start, in-process rows time the call only. Ratio = b3sum time ÷ ours (target ≥ 0.95×).',
   ]),
   '',
-  '## CLI (`node bin/blake3-kit.js`) vs `b3sum`',
+  '## CLI (`node bin/blake3-kit.cjs`) vs `b3sum`',
   '',
   cliTable,
   '',

@@ -11,7 +11,7 @@
 // checkfile, with --quiet, and on a damaged copy (wrong hashes, missing
 // files, malformed lines; with and without --quiet). Then --runs pairs
 // of runs, by wall clock around spawnSync, stdout to a pipe as in a shell:
-//   b3sum --check SUMS   vs   node bin/blake3-kit.js --check SUMS
+//   b3sum --check SUMS   vs   node bin/blake3-kit.cjs --check SUMS
 // (which goes first alternates). A run's time includes process start (about
 // 1 ms for b3sum, 40-70 ms for Node). The table gives medians and the
 // median of the pair ratios (ours ÷ b3sum: lower is better, target ≤ 2).
@@ -37,7 +37,7 @@ const { values: args } = parseArgs({
 const count = Number(args.lines);
 const runs = Number(args.runs);
 const env = { ...process.env, PATH: `${join(homedir(), '.cargo', 'bin')}:${process.env.PATH}`, RUST_BACKTRACE: '0' };
-const cli = join(repoDir, 'bin', 'blake3-kit.js');
+const cli = join(repoDir, 'bin', 'blake3-kit.cjs');
 const PER_DIR = 1000;
 
 const info = runInfo('native/check.mjs');

@@ -1,4 +1,4 @@
-// Entry point of the `blake3-kit` command (bin/blake3-kit.js).
+// Entry point of the `blake3-kit` command (bin/blake3-kit.cjs).
 import { main } from './main.js';
 
 main(process.argv.slice(2)).then(

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const cli = fileURLToPath(new URL('../../bin/blake3-kit.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../bin/blake3-kit.cjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

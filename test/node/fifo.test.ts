@@ -14,7 +14,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { pattern } from '../shared/setup.js';
 
 const entry = fileURLToPath(new URL('../../dist/node.js', import.meta.url));
-const cli = fileURLToPath(new URL('../../bin/blake3-kit.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../bin/blake3-kit.cjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-fifo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

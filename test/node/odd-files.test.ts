@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
 const entry = fileURLToPath(new URL('../../dist/node.js', import.meta.url));
-const cli = fileURLToPath(new URL('../../bin/blake3-kit.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../bin/blake3-kit.cjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'blake3-kit-odd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

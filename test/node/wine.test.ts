@@ -113,7 +113,7 @@ describe.runIf(platformStep === 'windows' && inject('backend') === 'wasm-simd')(
     for (const args of cases) {
       const stdin = args.includes('--keyed') ? key : undefined;
       // The addon for every input, so that a load failure cannot hide.
-      const ours = wine(['../node_modules/blake3-kit/bin/blake3-kit.js', ...args], { cwd: files, stdin, env: { BLAKE3_KIT_BACKEND: 'native' } });
+      const ours = wine(['../node_modules/blake3-kit/bin/blake3-kit.cjs', ...args], { cwd: files, stdin, env: { BLAKE3_KIT_BACKEND: 'native' } });
       const theirs = spawnSync('b3sum', args, { cwd: files, input: stdin === undefined ? '' : 'whats the Elvish word for friend' });
       expect(ours.stdoutBytes.equals(theirs.stdout), `stdout of ${args.join(' ')}`).toBe(true);
       expect(ours.stderr, `stderr of ${args.join(' ')}`).toBe(theirs.stderr.toString().replaceAll('b3sum:', 'blake3-kit:'));
