@@ -36,6 +36,9 @@ const simd = instantiate('blake3-kit-simd.wasm');
 const scalar = instantiate('blake3-kit-scalar.wasm');
 const b3 = await import('../dist/node.js');
 const api = await b3.init({ backend: 'wasm-simd' });
+// hash() runs row-wise blocks until the block probe has measured words
+// (later macrotasks, which the timing loops never let come).
+for (let i = 0; i < 400 && b3.backendStatus().wasmBlocks.how === 'probing'; i++) await new Promise((resolve) => setTimeout(resolve, 5));
 
 const peers = {};
 try {
