@@ -332,13 +332,17 @@ describe.runIf(inject('flavour') === 'simd')('examples/verified-media: a Service
           ranges: content.map((r) => r.range),
         });
         expect(requests.filter(({ what }) => what === 'outboard')).toEqual([]);
-        // One request per request of the player's, each for the groups from
-        // the seek on: a player may ask twice for the same range (WebKitGTK's
-        // often does).
-        expect(content.length).toBeGreaterThanOrEqual(1);
-        expect(content.length).toBeLessThanOrEqual(2);
+        // One request per request of the player's, for the groups from the
+        // seek on: a player may ask twice for the same range (WebKitGTK's
+        // often does). Firefox on a busy machine also went on reading ahead
+        // from where it had loaded ('bytes=262144-' in CI): a request of the
+        // player's, not the seek's, and also a whole group's.
         const aligned = Math.floor((300 * BYTES_PER_SECOND + 44) / 16_384) * 16_384;
-        for (const { range } of content) expect(range).toMatch(new RegExp(`^bytes=${aligned}-`));
+        const atSeek = content.filter(({ range }) => range?.startsWith(`bytes=${aligned}-`));
+        expect(atSeek.length).toBeGreaterThanOrEqual(1);
+        expect(atSeek.length).toBeLessThanOrEqual(2);
+        for (const { range } of content) expect(Number(/^bytes=(\d+)-\d*$/.exec(range ?? '')?.[1]) % 16_384, String(range)).toBe(0);
+        if (engine !== 'firefox') expect(content.length).toBe(atSeek.length);
         const played = await page.run<{ from: number; to: number; code: number | null }>('playFor', 3000);
         expect(played.code).toBe(null);
         expect(played.to).toBeGreaterThan(played.from);
