@@ -20,15 +20,15 @@
 // Whole chunks: four lanes hold 32 live v128 values. MB/s of 16 KiB
 // one-shots over 60 alternating 40 ms windows (same host; lanes ÷ one chunk
 // at a time on rows): Chromium 1,000-1,300 ÷ ~600, Firefox 830-1,280 ÷
-// 490-590 (its first window, baseline code, 400 ÷ 480), WebKitGTK 2.50
-// 280-930 ÷ 210-620 (medians 690 ÷ 460), Bun 1.4.5 290-600 ÷ 490-640
-// (`bun bench/lanes.mjs`, 15 rounds: 293 ÷ 442; through a hasher 408 ÷ 635,
-// so the kernel itself, not its caller). So lanes everywhere
-// but Bun, whose JavaScriptCore spills them: one chunk at a time there. On
-// the AMD host of the issue Bun's SIMD module also lost to the scalar one
-// from 1 KiB. Not probed: a short probe sees each engine's baseline tier
-// and ranked them wrongly (Firefox picked single chunks; 1 in 3 or 4 Bun
-// runs kept lanes, at margins of 0.8 and 0.85).
+// 490-590, WebKitGTK 2.50 280-930 ÷ 210-620. So lanes everywhere. In
+// JavaScriptCore the lanes re-read their message vectors from memory, in a
+// rounds loop the compiler does not unroll (wasm_simd.rs), 2026-11-29, AMD
+// EPYC: Bun 1.4.5 1,475 against 569 MB/s at 64 KiB (one chunk at a time,
+// Bun's code before, 565), WebKitGTK 1.06-1.07x at 4 KiB-1 MiB
+// (bench/kernel-ab-browser.mjs), where Chromium runs it at 0.93-0.95x and
+// Firefox at 1.00-1.01x: so by engine, not measured. Not probed: a short
+// probe sees each engine's baseline tier and ranked chunk codes wrongly
+// (Firefox picked single chunks; 1 in 3 or 4 Bun runs kept lanes).
 //
 // The probe runs in slices on later macrotasks, not in init(): the first
 // calls after instantiation run baseline code (V8's Liftoff, JSC's BBQ), which
@@ -40,13 +40,17 @@ import { selfTestFailure } from './self-test.js';
 
 export type BlockCode = 'rows' | 'words';
 export type ChunkCode = 'lanes' | 'single';
+export type MessageCode = 'live' | 'reloaded';
 
 export interface BlockChoice {
   /** The single-block code in use. */
   blocks: BlockCode;
   /** Whole chunks four at once in v128 lanes, or one at a time on the
-   * single-block code: lanes except in Bun (see above). */
+   * single-block code: lanes (see above). */
   chunks: ChunkCode;
+  /** The lanes' sixteen message vectors kept live, or read from memory
+   * again at every use: reloaded in JavaScriptCore (see above). */
+  messages: MessageCode;
   /** 'probing' until the measurement ends; then 'measured'. 'only' for the
    * scalar module (words only), 'forced' when set by the caller,
    * 'unmeasured' where the clock stands still while code runs (workerd) or
@@ -58,10 +62,10 @@ export interface BlockChoice {
   /** Rounds of measuring: 2 where both chose the same code, up to
    * MAX_ROUNDS where they did not. */
   rounds?: number;
-  /** Words were faster (or single chunks chosen) but failed their
-   * known-answer test: rows (lanes) stay. */
+  /** Words were faster (or reloaded messages chosen) but failed their
+   * known-answer test: rows (live messages) stay. */
   wordsFailed?: string;
-  singleFailed?: string;
+  reloadFailed?: string;
 }
 
 const PROBE_LEN = 1024;
@@ -86,7 +90,7 @@ const MARGIN = 0.9;
 // probe (3-12 ms of 1 KiB hashes).
 const MAX_CALLS = 2048;
 
-const SCALAR: BlockChoice = { blocks: 'words', chunks: 'single', how: 'only' };
+const SCALAR: BlockChoice = { blocks: 'words', chunks: 'single', messages: 'live', how: 'only' };
 let choice: BlockChoice = SCALAR;
 let generation = 0;
 /** Calls hashing a large input on this thread in macrotasks (a first
@@ -111,10 +115,11 @@ export function blockChoice(): BlockChoice {
 }
 
 /** The module's code settings, for workers that run the same module:
- * bit 0 words, bit 1 single chunks. The scalar module's are always 3 (it
- * has no other code), and a worker running it ignores them. */
+ * bit 0 words, bit 1 single chunks, bit 2 reloaded messages. The scalar
+ * module's are always 3 (it has no other code), and a worker running it
+ * ignores them. */
 export function kernelCode(): number {
-  return (choice.blocks === 'words' ? 1 : 0) | (choice.chunks === 'single' ? 2 : 0);
+  return (choice.blocks === 'words' ? 1 : 0) | (choice.chunks === 'single' ? 2 : 0) | (choice.messages === 'reloaded' ? 4 : 0);
 }
 
 /** Sets `kernelCode()`'s settings on a worker's instance of the module. */
@@ -122,6 +127,7 @@ export function applyKernelCode(core: CoreExports, code: number): void {
   if (core.is_simd() !== 1) return;
   core.set_word_blocks(code & 1);
   core.set_lanes(code & 2 ? 0 : 1);
+  core.set_reload_message(code & 4 ? 1 : 0);
 }
 
 /** Sets the chunk code for this engine and starts measuring the block code
@@ -134,11 +140,12 @@ export function probeBlocks(core: CoreExports): void {
   }
   core.set_word_blocks(0);
   core.set_lanes(1);
-  choice = { blocks: 'rows', chunks: 'lanes', how: 'probing' };
-  if (lanesSpill()) {
-    const singleFailed = switchFailure(core, 'set_lanes', 0, 1);
-    if (singleFailed === undefined) choice.chunks = 'single';
-    else choice.singleFailed = singleFailed;
+  core.set_reload_message(0);
+  choice = { blocks: 'rows', chunks: 'lanes', messages: 'live', how: 'probing' };
+  if (javaScriptCore()) {
+    const reloadFailed = switchFailure(core, 'set_reload_message', 1, 0);
+    if (reloadFailed === undefined) choice.messages = 'reloaded';
+    else choice.reloadFailed = reloadFailed;
   }
   const samples = { rows: [] as number[], words: [] as number[] };
   let slice = 0;
@@ -181,9 +188,12 @@ export function probeBlocks(core: CoreExports): void {
   later(step);
 }
 
-/** Bun: its JavaScriptCore runs four lanes at 0.65x one chunk at a time. */
-function lanesSpill(): boolean {
-  return typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined';
+/** JavaScriptCore: Bun, or a WebKit browser (Safari, WebKitGTK, and every
+ * browser on iOS), whose user agent names AppleWebKit and no Chrome. */
+function javaScriptCore(): boolean {
+  if (typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined') return true;
+  const agent = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;
+  return typeof agent === 'string' && /AppleWebKit\//.test(agent) && !/(Chrome|Chromium)\//.test(agent);
 }
 
 // A timer that keeps no process alive (Node, Bun, Deno); where timers may
@@ -208,18 +218,21 @@ function switchFailure(core: CoreExports, setting: Setting, to: number, back: nu
   return failure;
 }
 
-type Setting = 'set_word_blocks' | 'set_lanes';
+type Setting = 'set_word_blocks' | 'set_lanes' | 'set_reload_message';
 
-/** Sets the single-block and chunk code by hand (tests, benchmarks); ends a
- * probe. */
-export function forceBlocks(core: CoreExports, blocks: BlockCode, chunks: ChunkCode = 'lanes'): void {
-  if (core.is_simd() !== 1 && (blocks !== 'words' || chunks !== 'single')) {
-    throw new RangeError(`blake3-kit: the scalar module has only 'words' blocks and 'single' chunks; got ${JSON.stringify([blocks, chunks])}`);
+/** Sets the single-block, chunk and message code by hand (tests,
+ * benchmarks); ends a probe. */
+export function forceBlocks(core: CoreExports, blocks: BlockCode, chunks: ChunkCode = 'lanes', messages: MessageCode = 'live'): void {
+  if (core.is_simd() !== 1 && (blocks !== 'words' || chunks !== 'single' || messages !== 'live')) {
+    throw new RangeError(
+      `blake3-kit: the scalar module has only 'words' blocks, 'single' chunks and 'live' messages; got ${JSON.stringify([blocks, chunks, messages])}`,
+    );
   }
   core.set_word_blocks(blocks === 'words' ? 1 : 0);
   core.set_lanes(chunks === 'lanes' ? 1 : 0);
+  if (core.is_simd() === 1) core.set_reload_message(messages === 'reloaded' ? 1 : 0);
   generation++;
-  choice = { blocks, chunks, how: core.is_simd() === 1 ? 'forced' : 'only' };
+  choice = { blocks, chunks, messages, how: core.is_simd() === 1 ? 'forced' : 'only' };
 }
 
 // The staging buffer is free between calls: every export re-reads what it

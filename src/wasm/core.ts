@@ -6,7 +6,7 @@ import type { Mode } from '../modes.js';
 import type { WasmMemory } from './types.js';
 
 /** Must equal `ABI_VERSION` in crate/wasm/src/lib.rs. */
-export const ABI_VERSION = 11;
+export const ABI_VERSION = 12;
 
 const E_NO_MEMORY = -4;
 /** Input past 2^64 - 1 bytes, or a save with no room left (lib.rs). */
@@ -22,6 +22,8 @@ export interface CoreExports {
   word_blocks(): number;
   set_lanes(lanes: number): number;
   lanes(): number;
+  set_reload_message(reload: number): number;
+  reload_message(): number;
   staging_ptr(): number;
   staging_len(): number;
   key_ptr(): number;

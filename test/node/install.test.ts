@@ -98,8 +98,10 @@ describe.runIf(inject('flavour') === 'simd')('installed from the tarballs as pub
     // 309.8 kB with docs/ regenerated from a full bench; 310.9 kB with the
     // block probe held through a first parallel call and verified bodies
     // quiet after a cancel (+1.1 kB; the gzip of the same tree varies by
-    // ~300 B with esbuild's chunk names).
-    expect(sizes['blake3-kit']).toBeLessThan(314_000);
+    // ~300 B with esbuild's chunk names); 314.5 kB with JavaScriptCore's
+    // copy of the lanes (+4.7 KB of SIMD wasm, in the module and in the
+    // inline entries' base64: Bun 2.6x, WebKit 1.07x from 4 KiB).
+    expect(sizes['blake3-kit']).toBeLessThan(318_000);
     const listed = execFileSync('tar', ['tzf', packed.main], { encoding: 'utf8' });
     expect(listed).not.toMatch(/\.node$/m);
     const manifest = JSON.parse(execFileSync('tar', ['xzOf', packed.main, 'package/package.json'], { encoding: 'utf8' }));

@@ -38,10 +38,15 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
     expect([2, 3, 4]).toContain(choice.rounds);
     const clear = choice.wordsMicros! < choice.rowsMicros! * 0.91 || choice.rowsMicros! < choice.wordsMicros! * 0.91; // the µs are rounded
     if (choice.rounds! < 4) expect(clear).toBe(true);
-    expect(choice.chunks).toBe('Bun' in globalThis ? 'single' : 'lanes');
+    expect(choice.chunks).toBe('lanes');
+    // Re-read message vectors in JavaScriptCore (Bun, WebKit), kept live elsewhere.
+    const agent = globalThis.navigator?.userAgent ?? '';
+    const javaScriptCore = 'Bun' in globalThis || (/AppleWebKit\//.test(agent) && !/(Chrome|Chromium)\//.test(agent));
+    expect(choice.messages).toBe(javaScriptCore ? 'reloaded' : 'live');
+    expect(core!.reload_message()).toBe(javaScriptCore ? 1 : 0);
     expect(core!.word_blocks()).toBe(choice.blocks === 'words' ? 1 : 0);
     expect(core!.lanes()).toBe(choice.chunks === 'lanes' ? 1 : 0);
-    expect(kernelCode()).toBe((choice.blocks === 'words' ? 1 : 0) | (choice.chunks === 'single' ? 2 : 0));
+    expect(kernelCode()).toBe((choice.blocks === 'words' ? 1 : 0) | (choice.chunks === 'single' ? 2 : 0) | (choice.messages === 'reloaded' ? 4 : 0));
     expect(backendStatus().wasmBlocks).toEqual(choice);
   });
 
@@ -90,15 +95,22 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
     expect(core!.lanes()).toBe(0);
     expect(core!.set_lanes(1)).toBe(1);
     expect(core!.lanes()).toBe(1);
+    expect(core!.set_reload_message(2)).toBe(E_MODE);
+    expect(core!.set_reload_message(1)).toBe(1);
+    expect(core!.reload_message()).toBe(1);
+    expect(core!.set_reload_message(0)).toBe(0);
+    expect(core!.reload_message()).toBe(0);
   });
 
   const codes = [
-    ['rows', 'lanes'],
-    ['rows', 'single'],
-    ['words', 'lanes'],
-    ['words', 'single'],
+    ['rows', 'lanes', 'live'],
+    ['rows', 'lanes', 'reloaded'],
+    ['rows', 'single', 'live'],
+    ['words', 'lanes', 'live'],
+    ['words', 'lanes', 'reloaded'],
+    ['words', 'single', 'live'],
   ] as const;
-  describe.each(codes)('%s blocks, %s chunks', (blocks, chunks) => {
+  describe.each(codes)('%s blocks, %s chunks, %s messages', (blocks, chunks, messages) => {
     const rng = random(seed);
     const source = rng.bytes(8192);
     const modes = [
@@ -108,8 +120,8 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
     ];
 
     it(`every length to 1100 and around blocks to 4 KiB, three modes (seed ${seed})`, () => {
-      forceBlocks(core!, blocks, chunks);
-      expect(blockChoice()).toEqual({ blocks, chunks, how: 'forced' });
+      forceBlocks(core!, blocks, chunks, messages);
+      expect(blockChoice()).toEqual({ blocks, chunks, messages, how: 'forced' });
       for (const { ours, theirs } of modes) {
         for (const length of lengths) {
           const input = source.subarray(length % 7, (length % 7) + length);
@@ -121,7 +133,7 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
     });
 
     it('longer inputs across chunk groups and parents, extended output at positions, hashers fed in random pieces', () => {
-      forceBlocks(core!, blocks, chunks);
+      forceBlocks(core!, blocks, chunks, messages);
       for (const length of [5119, 8192, 8193, 12 * 1024 + 7, 33 * 1024, 64 * 1024 + 1, 200_000]) {
         const input = rng.bytes(length);
         expect(b3.toHex(b3.hash(input)), `length ${length}`).toBe(b3.toHex(noble(input)));
@@ -152,10 +164,13 @@ describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
 
 describe.runIf(flavour === 'scalar')('single blocks in the scalar module', () => {
   it('are words and single chunks only: asking for rows or lanes is a RangeError and changes nothing', () => {
-    expect(blockChoice()).toEqual({ blocks: 'words', chunks: 'single', how: 'only' });
+    expect(blockChoice()).toEqual({ blocks: 'words', chunks: 'single', messages: 'live', how: 'only' });
     expect(() => forceBlocks(core!, 'rows', 'single')).toThrow(RangeError);
     expect(() => forceBlocks(core!, 'words', 'lanes')).toThrow(RangeError);
+    expect(() => forceBlocks(core!, 'words', 'single', 'reloaded')).toThrow(RangeError);
     expect(core!.set_lanes(1)).toBe(E_MODE);
+    expect(core!.set_reload_message(1)).toBe(E_MODE);
+    expect(core!.reload_message()).toBe(0);
     expect(core!.word_blocks()).toBe(1);
     expect(core!.lanes()).toBe(0);
     expect(b3.toHex(b3.hash(new Uint8Array(1000)))).toBe(b3.toHex(noble(new Uint8Array(1000))));

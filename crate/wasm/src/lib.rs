@@ -68,7 +68,7 @@ mod wasm_runtime {
 }
 
 /// Bumped whenever an export changes meaning; the TS loader checks it.
-pub const ABI_VERSION: u32 = 11;
+pub const ABI_VERSION: u32 = 12;
 
 pub const MODE_HASH: u32 = 0;
 pub const MODE_KEYED: u32 = 1;
@@ -201,6 +201,18 @@ exports! {
 
     /// The lanes setting in force: 1 four at once, 0 one at a time.
     pub fn lanes() -> u32 { Kernel::detect().lanes() as u32 }
+
+    /// The lanes re-read each message vector from memory at every use (1)
+    /// or keep all sixteen live (0): JS sets it by engine (see
+    /// `kernel::wasm_simd`). The scalar build has no lanes: E_MODE for 1.
+    /// Returns the setting.
+    pub fn set_reload_message(reload: u32) -> i32 {
+        if reload > 1 || !kernel::set_reload_message(reload == 1) { return E_MODE }
+        reload as i32
+    }
+
+    /// The message setting in force: 1 re-read, 0 kept live.
+    pub fn reload_message() -> u32 { kernel::reload_message() as u32 }
 
     /// Address of the staging buffer in linear memory.
     pub fn staging_ptr() -> u32 { STAGING.ptr() as usize as u32 }

@@ -32,16 +32,20 @@ pub use spec::*;
 /// What the SIMD build runs, as bits JS sets (see `set_word_blocks`,
 /// `set_lanes`): `WORDS` single blocks on `u32` words rather than row-wise,
 /// `NO_LANES` whole chunks, parents and output blocks one at a time on the
-/// single-block code rather than four at once in `wasm_simd.rs`. Four lanes
-/// hold 32 live v128 values: V8 runs them 2.1x faster than one chunk at a
-/// time, Bun's JavaScriptCore 0.66x (293 against 444 MB/s at 16 KiB, Intel
-/// Xeon, `bench/lanes.mjs`; src/wasm/blocks.ts has every engine's figures).
+/// single-block code rather than four at once in `wasm_simd.rs`,
+/// `RELOAD_MESSAGE` the lanes' second copy (JavaScriptCore's). Four lanes
+/// run 2.1x faster than one chunk at a time in V8; src/wasm/blocks.ts has
+/// every engine's figures.
 #[cfg(blake3_kit_simd)]
 static CODE: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
 #[cfg(blake3_kit_simd)]
 const WORDS: u32 = 1;
 #[cfg(blake3_kit_simd)]
 const NO_LANES: u32 = 2;
+/// The lanes re-read each message vector from memory at every use instead
+/// of keeping all sixteen live (see `wasm_simd.rs`): JavaScriptCore's.
+#[cfg(blake3_kit_simd)]
+const RELOAD_MESSAGE: u32 = 4;
 
 #[cfg(blake3_kit_simd)]
 fn set_code_bit(bit: u32, on: bool) {
@@ -72,6 +76,28 @@ pub fn set_lanes(lanes: bool) -> bool {
     }
     #[cfg(not(blake3_kit_simd))]
     !lanes
+}
+
+/// The lanes' message vectors re-read from memory at every use (true) or
+/// kept live (false); returns whether this build can: the scalar build has
+/// no lanes.
+pub fn set_reload_message(reload: bool) -> bool {
+    #[cfg(blake3_kit_simd)]
+    {
+        set_code_bit(RELOAD_MESSAGE, reload);
+        true
+    }
+    #[cfg(not(blake3_kit_simd))]
+    !reload
+}
+
+/// Whether the lanes re-read their message vectors (`set_reload_message`).
+pub fn reload_message() -> bool {
+    #[cfg(blake3_kit_simd)]
+    let reload = CODE.load(core::sync::atomic::Ordering::Relaxed) & RELOAD_MESSAGE != 0;
+    #[cfg(not(blake3_kit_simd))]
+    let reload = false;
+    reload
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

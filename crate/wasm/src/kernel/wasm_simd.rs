@@ -44,6 +44,13 @@
 //!   16 KiB-1 MiB in Node 20 (kernel-ab, 15 rounds), 1.00x below. V8 gives
 //!   wasm 16 vector registers on x64, and 64 live v128 values spill.
 //!
+//! A second copy for JavaScriptCore (`RELOAD`): the seven rounds as a loop,
+//! each message vector read from memory at each use. At 64 KiB, Bun 1.4.5
+//! 1,475 against 569 MB/s, WebKitGTK 1.06x; Chromium 0.94x, Firefox 1.00x
+//! (bench/kernel-ab-browser.mjs, 15 rounds, AMD EPYC). The unrolled rounds
+//! with the reloads gave Bun nothing (573): JavaScriptCore's gain is the
+//! smaller function, likely its optimising tier's size limit.
+//!
 //! Kept after the table was taken: three leftover chunks go through one
 //! hash4 with a repeated lane, 1.34x at 3 KiB and 1.18x at 7 KiB (two
 //! leftovers stay portable: four lanes cost about 2.4 portable chunks).
@@ -58,7 +65,7 @@
 //! them: 1,910-1,999 -> 2,144-2,146 MB/s (2.28-2.32x blake3-wasm); in
 //! Chromium (bench/run.mjs --browser --quick) 980 against blake3-wasm's 553.
 //! The rotation masks are loaded by both kernels and the two in rows.rs
-//! (scripts/build-wasm.mjs checks for exactly four loads of each).
+//! (scripts/build-wasm.mjs checks for exactly five loads of each: hash4 has two copies).
 //!
 //! Why extended output in Chromium reads at about half its Node rate
 //! (`node bench/kernel-ab-chromium.mjs A.wasm B.wasm`, Chromium 156): the
@@ -76,24 +83,46 @@ use core::arch::wasm32::*;
 
 const DEGREE: usize = 4;
 
+/// Message vector `i`: kept live, or with `RELOAD` read from memory again
+/// at this use (a volatile read, so the compiler keeps it a load).
+#[inline(always)]
+fn word<const RELOAD: bool>(m: &[v128; 16], i: usize) -> v128 {
+    // SAFETY: a read of an element of a live array.
+    if RELOAD {
+        unsafe { core::ptr::read_volatile(&m[i]) }
+    } else {
+        m[i]
+    }
+}
+
 /// One round on all four lanes: the four column G functions step by step
 /// side by side, then the four diagonal ones.
 #[inline(always)]
-fn round(v: &mut [v128; 16], m: &[v128; 16], r: usize, masks: &Masks) {
+fn round<const RELOAD: bool>(v: &mut [v128; 16], m: &[v128; 16], r: usize, masks: &Masks) {
     let s = &MSG_SCHEDULE[r];
     #[rustfmt::skip]
-    half_round(v, [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15],
-        [m[s[0]], m[s[2]], m[s[4]], m[s[6]]], [m[s[1]], m[s[3]], m[s[5]], m[s[7]]], masks);
+    half_round::<RELOAD>(v, [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15],
+        m, [s[0], s[2], s[4], s[6]], [s[1], s[3], s[5], s[7]], masks);
     #[rustfmt::skip]
-    half_round(v, [0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14],
-        [m[s[8]], m[s[10]], m[s[12]], m[s[14]]], [m[s[9]], m[s[11]], m[s[13]], m[s[15]]], masks);
+    half_round::<RELOAD>(v, [0, 1, 2, 3], [5, 6, 7, 4], [10, 11, 8, 9], [15, 12, 13, 14],
+        m, [s[8], s[10], s[12], s[14]], [s[9], s[11], s[13], s[15]], masks);
 }
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn half_round(v: &mut [v128; 16], a: [usize; 4], b: [usize; 4], c: [usize; 4], d: [usize; 4], x: [v128; 4], y: [v128; 4], masks: &Masks) {
+fn half_round<const RELOAD: bool>(
+    v: &mut [v128; 16],
+    a: [usize; 4],
+    b: [usize; 4],
+    c: [usize; 4],
+    d: [usize; 4],
+    m: &[v128; 16],
+    x: [usize; 4],
+    y: [usize; 4],
+    masks: &Masks,
+) {
     for i in 0..4 {
-        v[a[i]] = add(add(v[a[i]], x[i]), v[b[i]]);
+        v[a[i]] = add(add(v[a[i]], word::<RELOAD>(m, x[i])), v[b[i]]);
     }
     for i in 0..4 {
         v[d[i]] = rot16(xor(v[d[i]], v[a[i]]), masks);
@@ -105,7 +134,7 @@ fn half_round(v: &mut [v128; 16], a: [usize; 4], b: [usize; 4], c: [usize; 4], d
         v[b[i]] = rot12(xor(v[b[i]], v[c[i]]));
     }
     for i in 0..4 {
-        v[a[i]] = add(add(v[a[i]], y[i]), v[b[i]]);
+        v[a[i]] = add(add(v[a[i]], word::<RELOAD>(m, y[i])), v[b[i]]);
     }
     for i in 0..4 {
         v[d[i]] = rot8(xor(v[d[i]], v[a[i]]), masks);
@@ -124,14 +153,23 @@ fn half_round(v: &mut [v128; 16], a: [usize; 4], b: [usize; 4], c: [usize; 4], d
 // (bench/kernel-ab.mjs, 15 alternating rounds), the state passing through
 // memory at every block.
 #[inline(always)]
-fn seven_rounds(v: &mut [v128; 16], m: &[v128; 16], masks: &Masks) {
-    round(v, m, 0, masks);
-    round(v, m, 1, masks);
-    round(v, m, 2, masks);
-    round(v, m, 3, masks);
-    round(v, m, 4, masks);
-    round(v, m, 5, masks);
-    round(v, m, 6, masks);
+fn seven_rounds<const RELOAD: bool>(v: &mut [v128; 16], m: &[v128; 16], masks: &Masks) {
+    if RELOAD {
+        // A loop, not unrolled: JavaScriptCore hashed 2.5x faster so (Bun
+        // 1.4.5: 1,461 against 573 MB/s at 64 KiB), the reloads alone
+        // changed nothing.
+        for r in 0..7 {
+            round::<true>(v, m, r, masks);
+        }
+        return;
+    }
+    round::<RELOAD>(v, m, 0, masks);
+    round::<RELOAD>(v, m, 1, masks);
+    round::<RELOAD>(v, m, 2, masks);
+    round::<RELOAD>(v, m, 3, masks);
+    round::<RELOAD>(v, m, 4, masks);
+    round::<RELOAD>(v, m, 5, masks);
+    round::<RELOAD>(v, m, 6, masks);
 }
 
 /// Rows to columns: lane j of output i is lane i of input j.
@@ -174,11 +212,40 @@ const FROM_KEY: *const Words = core::ptr::null();
 /// # Safety
 /// Each input must be readable for `blocks * 64` bytes and `out` writable for
 /// four chaining values; `start` null or readable for four.
-// Out of line: one copy (~9 KB of wasm) serves chunks and parents, and the
-// call is nothing next to a 16-block chunk.
-#[inline(never)]
+// Two copies, one per message strategy (`super::reload_message`), each out
+// of line: it serves chunks and parents, and the call is nothing next to a
+// 16-block chunk.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn hash4(
+    inputs: &[*const u8; DEGREE],
+    blocks: usize,
+    key: &Words,
+    counter: u64,
+    increment: bool,
+    flags: u32,
+    flags_start: u32,
+    flags_end: u32,
+    out: *mut Words,
+    start: *const Words,
+) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        if super::reload_message() {
+            hash4_with::<true>(inputs, blocks, key, counter, increment, flags, flags_start, flags_end, out, start)
+        } else {
+            hash4_with::<false>(inputs, blocks, key, counter, increment, flags, flags_start, flags_end, out, start)
+        }
+    }
+}
+
+/// `hash4` with the message vectors kept live or, with `RELOAD`, re-read.
+///
+/// # Safety
+/// As `hash4`.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn hash4_with<const RELOAD: bool>(
     inputs: &[*const u8; DEGREE],
     blocks: usize,
     key: &Words,
@@ -216,7 +283,7 @@ unsafe fn hash4(
             splat(IV[0]), splat(IV[1]), splat(IV[2]), splat(IV[3]),
             counter_lo, counter_hi, splat(BLOCK_LEN as u32), splat(block_flags),
         ];
-        seven_rounds(&mut v, &m, &masks);
+        seven_rounds::<RELOAD>(&mut v, &m, &masks);
         for i in 0..8 {
             h[i] = xor(v[i], v[i + 8]);
         }
@@ -253,7 +320,7 @@ pub fn xof4(cv: &Words, block: &[u8; BLOCK_LEN], block_len: u32, counter: u64, f
         u32x4((counters[0] >> 32) as u32, (counters[1] >> 32) as u32, (counters[2] >> 32) as u32, (counters[3] >> 32) as u32),
         splat(block_len), splat(flags),
     ];
-    seven_rounds(&mut v, &m, &masks);
+    seven_rounds::<false>(&mut v, &m, &masks);
     // Output words 0-7 are v[i] ^ v[i + 8], words 8-15 are v[i + 8] ^ cv[i];
     // transposed, each lane's 16 words become its 64 bytes.
     let w = [0, 1, 2, 3, 4, 5, 6, 7].map(|i| xor(v[i], v[i + 8]));
