@@ -16,7 +16,7 @@
 //              them (from bench/node_modules: run `npm run bench` once first)
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { median, sink, timeBatch } from './lib/timing.mjs';
+import { blockProbeEnd, median, sink, timeBatch } from './lib/timing.mjs';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '64,1024' }, rounds: { type: 'string', default: '15' } } });
 const sizes = values.sizes.split(',').map(Number);
@@ -36,9 +36,7 @@ const simd = instantiate('blake3-kit-simd.wasm');
 const scalar = instantiate('blake3-kit-scalar.wasm');
 const b3 = await import('../dist/node.js');
 const api = await b3.init({ backend: 'wasm-simd' });
-// hash() runs row-wise blocks until the block probe has measured words
-// (later macrotasks, which the timing loops never let come).
-for (let i = 0; i < 400 && b3.backendStatus().wasmBlocks.how === 'probing'; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+await blockProbeEnd(b3);
 
 const peers = {};
 try {

@@ -20,6 +20,7 @@
 // The key is fixed (the official test vectors' key), so rows whose API binds
 // the key at construction can build that once, outside the timing.
 import { KEY as KEY_FOR_SETUP } from './data.mjs';
+import { blockProbeEnd } from './timing.mjs';
 
 export const IMPLS = [
   // Node's default: init() with the addon loaded is native+wasm-simd, which
@@ -261,22 +262,6 @@ async function kitSetup(mod, backend) {
       return out;
     },
   };
-}
-
-/**
- * Waits for the SIMD module's single-block probe (src/wasm/blocks.ts), which
- * runs on later macrotasks, 20-40 ms after init() in an app whose event loop
- * turns. The cells run with no macrotask between them, so without this wait
- * the probe never ends and every row measures its starting code (rows): on
- * the AMD EPYC host words won, and the Node 20 default hashed 1 KiB at 564
- * MB/s against 1,063 for the scalar module, whose blocks are those words.
- * The first calls after init() are in the cold-start rows.
- */
-async function blockProbeEnd(mod) {
-  const deadline = performance.now() + 2000;
-  while (mod.backendStatus?.().wasmBlocks?.how === 'probing' && performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** mod = { glue, source }: wasm-bindgen `--target web` glue and the .wasm

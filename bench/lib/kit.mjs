@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoDir } from './build.mjs';
+import { blockProbeEnd } from './timing.mjs';
 
 /** What each init({ backend }) must end up as; anything else is an error
  * (an `auto` that silently fell back to wasm would measure the wrong thing). */
@@ -43,12 +44,6 @@ export async function loadKit(backend, { repo, tag = '' } = {}) {
     const why = mod.nativeStatus?.().error;
     throw new Error(`blake3-kit: init({ backend: '${backend}' }) gave ${b3.backend}${why ? `: ${why.message} (${why.cause?.message})` : ''}`);
   }
-  // The SIMD module's block probe runs on later macrotasks, which a timing
-  // loop never lets come: rows measured before it ended (1 KiB 564 MB/s
-  // against 978 after it, Node 20, 551b9cf).
-  const deadline = performance.now() + 2000;
-  while (mod.backendStatus().wasmBlocks?.how === 'probing' && performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await blockProbeEnd(mod);
   return { mod, b3 };
 }

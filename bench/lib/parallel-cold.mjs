@@ -3,7 +3,7 @@
 // it, so the two are different numbers and are reported apart. Runs in a
 // fresh process or page; `mod` is blake3-kit's entry for that runtime.
 import { fingerprint, makeInput } from './data.mjs';
-import { median } from './timing.mjs';
+import { blockProbeEnd, median } from './timing.mjs';
 
 /** `backend`: init({ backend }) where the entry has a choice (Node's), else
  * undefined for the runtime's default. `expected`: the fingerprint of the
@@ -16,12 +16,7 @@ export async function parallelColdWarm(mod, { size, runs, backend, expected, ser
   // The calling thread's first hash happens here, so the cold figure is the
   // pool's start and not this thread's first compile.
   b3.hash(input.subarray(0, 64));
-  if (probeFirst) {
-    const deadline = performance.now() + 2000;
-    while (mod.backendStatus?.().wasmBlocks?.how === 'probing' && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
+  if (probeFirst) await blockProbeEnd(mod);
   const check = (out, what) => {
     if (fingerprint(out) !== expected) throw new Error(`${what}: wrong digest ${fingerprint(out)}, expected ${expected}`);
   };
