@@ -146,10 +146,16 @@ describe.runIf(inject('flavour') === 'simd')('memory bounds', () => {
     expect(runChild('native', nativeRenewed).wrong).toBe(0);
   });
 
-  it('native: 2 x 10^5 hashers (and 10^5 XOF readers) created, used and disposed in one synchronous loop grow RSS by under 24 MiB', () => {
-    const result = runChild('native', nativeRounds);
-    console.log(`native create/update(20 KB)/digest(/xof)/dispose x 2e5: peak RSS growth ${(result.growth! / MiB).toFixed(1)} MiB`);
-    expect(result.wrong).toBe(0);
-    expect(result.growth).toBeLessThan(24 * MiB);
+  // Against the same loop on wasm, as above: the loop's own garbage grew RSS
+  // by 5-21 MiB on either backend (Node 20, 24, 26), and by 25.6 MiB on
+  // native in a loaded CI run on Node 24, over a fixed 24 MiB bound. A
+  // disposed handle left behind costs ~360 bytes a round: ~68 MiB here.
+  it('native: 2 x 10^5 hashers (and 10^5 XOF readers) created, used and disposed in one synchronous loop grow RSS by under 16 MiB more than on wasm', () => {
+    const native = runChild('native', nativeRounds);
+    const wasm = runChild('wasm-simd', nativeRounds);
+    const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+    console.log(`create/update(20 KB)/digest(/xof)/dispose x 2e5: peak RSS growth ${mib(native.growth!)} native, ${mib(wasm.growth!)} wasm`);
+    expect(native.wrong! + wasm.wrong!).toBe(0);
+    expect(native.growth! - wasm.growth!).toBeLessThan(16 * MiB);
   }, 90_000);
 });
