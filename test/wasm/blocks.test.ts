@@ -26,17 +26,19 @@ for (let length = 0; length <= 1100; length++) lengths.push(length);
 for (let block = 1152; block <= 4160; block += 64) for (let d = -3; d <= 3; d++) lengths.push(block + d);
 
 describe.runIf(flavour === 'simd')('single blocks in the SIMD module', () => {
-  it('the probe ends measured, keeps rows unless words were clearly faster, and runs lanes except in Bun', async () => {
+  it('the probe ends measured, keeps rows unless words were clearly faster, and runs lanes', async () => {
     await probeEnded();
     const choice = blockChoice();
     expect(choice.how).toBe('measured');
     expect(choice.rowsMicros).toBeGreaterThan(0);
     expect(choice.wordsMicros).toBeGreaterThan(0);
-    expect(choice.blocks).toBe(choice.wordsMicros! < choice.rowsMicros! * 0.9 ? 'words' : 'rows');
+    // Words when under 0.95 of rows; the µs are rounded, so not judged within 1% of that.
+    const ratio = choice.wordsMicros! / choice.rowsMicros!;
+    if (Math.abs(ratio - 0.95) > 0.01) expect(choice.blocks).toBe(ratio < 0.95 ? 'words' : 'rows');
     // Two rounds that agree end it, else up to four: a probe that ended
     // before the fourth ended on a clear choice.
     expect([2, 3, 4]).toContain(choice.rounds);
-    const clear = choice.wordsMicros! < choice.rowsMicros! * 0.91 || choice.rowsMicros! < choice.wordsMicros! * 0.91; // the µs are rounded
+    const clear = choice.wordsMicros! < choice.rowsMicros! * 0.96 || choice.rowsMicros! < choice.wordsMicros! * 0.96; // the µs are rounded
     if (choice.rounds! < 4) expect(clear).toBe(true);
     expect(choice.chunks).toBe('lanes');
     // Re-read message vectors in JavaScriptCore (Bun, WebKit), kept live elsewhere.
