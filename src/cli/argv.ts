@@ -12,6 +12,10 @@ const lossy = new TextDecoder('utf-8', { ignoreBOM: true });
 /** The bytes of `decoded`, the arguments after the script name as Node
  * decoded them, where the kernel still has them. */
 export function rawArgs(decoded: readonly string[]): Buffer[] {
+  // Valid UTF-8 decodes and encodes back to the same bytes; only a U+FFFD
+  // can stand for bytes that were not. Not reading /proc then saves ~0.25
+  // ms of a run on a small file.
+  if (!decoded.some((arg) => arg.includes('\uFFFD'))) return decoded.map((arg) => Buffer.from(arg));
   const fromProc = procArgs(decoded.length);
   // Node's own options sit between the executable and the script; the
   // arguments are the last ones. Trust them only if they decode to what Node

@@ -1,6 +1,6 @@
 // Errors as b3sum prints them: Rust's std::io::Error text, with the errno.
 
-import { constants } from 'node:os';
+import { os } from './system.js';
 
 // Messages as Rust's std::io::Error prints them, so errors read like b3sum's.
 const STRERROR: Record<string, string> = {
@@ -24,7 +24,7 @@ const STRERROR: Record<string, string> = {
 
 export function describe(error: unknown): string {
   const { code, message } = error as { code?: string; message?: string };
-  const errno = code === undefined ? undefined : (constants.errno as Record<string, number>)[code];
+  const errno = code === undefined ? undefined : (os().constants.errno as Record<string, number>)[code];
   if (code !== undefined && STRERROR[code] !== undefined && errno !== undefined) return `${STRERROR[code]} (os error ${errno})`;
   return message ?? code ?? String(error);
 }

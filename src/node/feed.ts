@@ -17,8 +17,7 @@
 import type { PathLike, Stats } from 'node:fs';
 import type { Socket } from 'node:net';
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fs, net, util } from './builtins.js';
+import { fs, net, timersPromises, util } from './builtins.js';
 import { NATIVE_STEP } from '../native/absorb.js';
 import { Hasher } from '../hasher.js';
 
@@ -241,7 +240,7 @@ async function readSequentially(
       bytesRead = await file.read(buffer, null);
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'EAGAIN') throw error;
-      await sleep(DEVICE_PAUSE);
+      await timersPromises().setTimeout(DEVICE_PAUSE);
       signal?.throwIfAborted();
       continue;
     }

@@ -1,10 +1,9 @@
 // The worker_threads pool of the Node entry, shared by node.ts and file.ts.
 
-import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { parallelApi } from '../parallel/api.js';
 import type { SpawnWorker } from '../parallel/pool.js';
-import { workerThreads } from './builtins.js';
+import { os, workerThreads } from './builtins.js';
 import { packagedFiles } from './packaged.js';
 
 /** The package's files as the entry whose init() ran finds them (beside
@@ -68,7 +67,7 @@ const spawnWebWorker: SpawnWorker = (url, onMessage, onFailure) => {
 
 export const nodeParallel = parallelApi({
   spawn: inDeno ? spawnWebWorker : spawnThread,
-  concurrency: availableParallelism,
+  concurrency: () => os().availableParallelism(),
   sharedMemory: () => true,
   workersReadBlobs: false,
 });
