@@ -24,8 +24,8 @@
 // JavaScriptCore the lanes re-read their message vectors from memory, in a
 // rounds loop the compiler does not unroll (wasm_simd.rs), 2026-11-29, AMD
 // EPYC: Bun 1.4.5 1,475 against 569 MB/s at 64 KiB (one chunk at a time,
-// Bun's code before, 565), WebKitGTK 1.06-1.07x at 4 KiB-1 MiB
-// (bench/kernel-ab-browser.mjs), where Chromium runs it at 0.93-0.95x and
+// Bun's code before, 565), WebKitGTK 1.13-1.16x at 4 KiB-1 MiB with its
+// rotations by shuffles too (bench/kernel-ab-browser.mjs), where Chromium runs it at 0.93-0.95x and
 // Firefox at 1.00-1.01x: so by engine, not measured. Not probed: a short
 // probe sees each engine's baseline tier and ranked chunk codes wrongly
 // (Firefox picked single chunks; 1 in 3 or 4 Bun runs kept lanes).

@@ -44,6 +44,10 @@ pub(super) struct Masks {
 }
 
 impl Masks {
+    /// For code that rotates by shuffles and reads no mask (the
+    /// JavaScriptCore copy of `hash4`): no load for the build to replace.
+    pub(super) const UNUSED: Masks = Masks { rot8: u32x4(0, 0, 0, 0), rot16: u32x4(0, 0, 0, 0) };
+
     #[inline(always)]
     pub(super) fn load() -> Self {
         // SAFETY: reads of two immutable statics.
@@ -64,6 +68,23 @@ pub(super) fn rot12(x: v128) -> v128 {
 #[inline(always)]
 pub(super) fn rot8(x: v128, masks: &Masks) -> v128 {
     i8x16_swizzle(x, masks.rot8)
+}
+
+/// rot16 and rot8 as `i8x16.shuffle` with constant lanes, as upstream's
+/// `wasm32_simd` has them: for the JavaScriptCore copy of `hash4` only. In
+/// WebKitGTK 2.50 that copy hashed 4 KiB-1 MiB at 1.07-1.09x the swizzles
+/// (1,262 against 1,180 MB/s at 4 KiB, 1,433 against 1,319 at 64 KiB), in
+/// Bun 1.4.5 at 1.00-1.02x; V8 ran the kernel with them at 0.86-0.89x and
+/// SpiderMonkey at 0.99-1.00x (bench/kernel-ab-browser.mjs, 11 rounds, AMD
+/// EPYC), so the other copies keep the swizzles.
+#[inline(always)]
+pub(super) fn rot16_by_shuffle(x: v128) -> v128 {
+    i8x16_shuffle::<2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13>(x, x)
+}
+
+#[inline(always)]
+pub(super) fn rot8_by_shuffle(x: v128) -> v128 {
+    i8x16_shuffle::<1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12>(x, x)
 }
 
 #[inline(always)]

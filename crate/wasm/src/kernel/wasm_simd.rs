@@ -45,7 +45,8 @@
 //!   wasm 16 vector registers on x64, and 64 live v128 values spill.
 //!
 //! A second copy for JavaScriptCore (`RELOAD`): the seven rounds as a loop,
-//! each message vector read from memory at each use. At 64 KiB, Bun 1.4.5
+//! each message vector read from memory at each use, and rot16/rot8 by
+//! `i8x16.shuffle` (1.07-1.09x more in WebKitGTK; lanes.rs). At 64 KiB, Bun 1.4.5
 //! 1,475 against 569 MB/s, WebKitGTK 1.06x; Chromium 0.94x, Firefox 1.00x
 //! (bench/kernel-ab-browser.mjs, 15 rounds, AMD EPYC). The unrolled rounds
 //! with the reloads gave Bun nothing (573): JavaScriptCore's gain is the
@@ -65,7 +66,8 @@
 //! them: 1,910-1,999 -> 2,144-2,146 MB/s (2.28-2.32x blake3-wasm); in
 //! Chromium (bench/run.mjs --browser --quick) 980 against blake3-wasm's 553.
 //! The rotation masks are loaded by both kernels and the two in rows.rs
-//! (scripts/build-wasm.mjs checks for exactly five loads of each: hash4 has two copies).
+//! (scripts/build-wasm.mjs checks for exactly four loads of each: hash4's
+//! JavaScriptCore copy rotates by shuffles, see lanes.rs).
 //!
 //! Why extended output in Chromium reads at about half its Node rate
 //! (`node bench/kernel-ab-chromium.mjs A.wasm B.wasm`, Chromium 156): the
@@ -77,7 +79,7 @@
 //! memory (fresh 1,378 against reused 1,976 MB/s in Node). Every peer's
 //! `read(n)` pays the same per byte; `readInto` a reused buffer avoids it.
 
-use super::lanes::{add, rot12, rot16, rot7, rot8, splat, xor, Masks};
+use super::lanes::{add, rot12, rot16, rot16_by_shuffle, rot7, rot8, rot8_by_shuffle, splat, xor, Masks};
 use super::spec::{Words, BLOCK_LEN, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, MSG_SCHEDULE, PARENT};
 use core::arch::wasm32::*;
 
@@ -125,7 +127,8 @@ fn half_round<const RELOAD: bool>(
         v[a[i]] = add(add(v[a[i]], word::<RELOAD>(m, x[i])), v[b[i]]);
     }
     for i in 0..4 {
-        v[d[i]] = rot16(xor(v[d[i]], v[a[i]]), masks);
+        let x = xor(v[d[i]], v[a[i]]);
+        v[d[i]] = if RELOAD { rot16_by_shuffle(x) } else { rot16(x, masks) };
     }
     for i in 0..4 {
         v[c[i]] = add(v[c[i]], v[d[i]]);
@@ -137,7 +140,8 @@ fn half_round<const RELOAD: bool>(
         v[a[i]] = add(add(v[a[i]], word::<RELOAD>(m, y[i])), v[b[i]]);
     }
     for i in 0..4 {
-        v[d[i]] = rot8(xor(v[d[i]], v[a[i]]), masks);
+        let x = xor(v[d[i]], v[a[i]]);
+        v[d[i]] = if RELOAD { rot8_by_shuffle(x) } else { rot8(x, masks) };
     }
     for i in 0..4 {
         v[c[i]] = add(v[c[i]], v[d[i]]);
@@ -257,7 +261,8 @@ unsafe fn hash4_with<const RELOAD: bool>(
     out: *mut Words,
     start: *const Words,
 ) {
-    let masks = Masks::load();
+    // The JavaScriptCore copy rotates by shuffles (lanes.rs).
+    let masks = if RELOAD { Masks::UNUSED } else { Masks::load() };
     let mut h = key.map(splat);
     if !start.is_null() {
         // Lane j's words in vector j, transposed to word i in vector i.
