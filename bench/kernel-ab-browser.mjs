@@ -9,8 +9,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { serve } from '../examples/serve.mjs';
-import { launchDriver } from './lib/browser-runner.mjs';
+import { inIsolatedPages } from './lib/browser-runner.mjs';
 import { benchDir } from './lib/build.mjs';
 import { sizeLabel } from './lib/format.mjs';
 
@@ -38,25 +37,12 @@ const urls = positionals.map((given, k) => {
 });
 const sizes = values.sizes.split(',').map(Number);
 const browsers = values.browser === 'all' ? ['chromium', 'firefox', 'webkit'] : [values.browser];
-// Cross-origin isolated: Firefox and WebKit give such pages a fine clock.
-const server = await serve({ isolated: true });
-try {
-  for (const id of browsers) {
-    const driver = await launchDriver(id);
-    try {
-      const page = await driver.page(`http://127.0.0.1:${server.address().port}/bench/kernel-ab-page.html`);
-      const rows = await page.call('run', { urls, sizes, rounds: Number(values.rounds) });
-      await page.close();
-      console.log(`\n${driver.name} ${driver.version}, one page, ${values.rounds} alternating rounds per size; MB/s medians, then ratios to A`);
-      for (const [k, path] of positionals.entries()) console.log(`  ${String.fromCharCode(65 + k)}: ${basename(path)}`);
-      for (const [size, ...rates] of rows) {
-        const ratios = rates.slice(1).map((rate) => (rate / rates[0]).toFixed(2));
-        console.log([sizeLabel(size).padEnd(8), ...rates.map((rate) => rate.toFixed(0).padStart(6)), ...ratios.map((r) => r.padStart(6))].join(' '));
-      }
-    } finally {
-      await driver.close();
-    }
+await inIsolatedPages(browsers, '/bench/kernel-ab-page.html', async (page, driver) => {
+  const rows = await page.call('run', { urls, sizes, rounds: Number(values.rounds) });
+  console.log(`\n${driver.name} ${driver.version}, one page, ${values.rounds} alternating rounds per size; MB/s medians, then ratios to A`);
+  for (const [k, path] of positionals.entries()) console.log(`  ${String.fromCharCode(65 + k)}: ${basename(path)}`);
+  for (const [size, ...rates] of rows) {
+    const ratios = rates.slice(1).map((rate) => (rate / rates[0]).toFixed(2));
+    console.log([sizeLabel(size).padEnd(8), ...rates.map((rate) => rate.toFixed(0).padStart(6)), ...ratios.map((r) => r.padStart(6))].join(' '));
   }
-} finally {
-  server.close();
-}
+});

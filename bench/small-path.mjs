@@ -35,28 +35,14 @@ const { values } = parseArgs({
 const job = { sizes: values.sizes.split(',').map(Number), rounds: Number(values.rounds) };
 
 if (values.browser) {
-  const { serve } = await import('../examples/serve.mjs');
-  const { launchDriver } = await import('./lib/browser-runner.mjs');
+  const { inIsolatedPages } = await import('./lib/browser-runner.mjs');
   const browsers = values.browser === 'all' ? ['chromium', 'firefox', 'webkit'] : [values.browser];
-  // Cross-origin isolated: Firefox and WebKit give such pages a fine clock.
-  const server = await serve({ isolated: true });
-  try {
-    for (const id of browsers) {
-      const driver = await launchDriver(id);
-      try {
-        const page = await driver.page(`http://127.0.0.1:${server.address().port}/bench/small-path-page.html`);
-        const { rows, peerNames, missing } = await page.call('run', { ...job, calls: Number(values.calls ?? 20000) });
-        await page.close();
-        console.log(`\n${driver.name} ${driver.version}; ns per call, medians of ${job.rounds} alternating rounds`);
-        if (missing) console.log(`(peers not loaded: ${missing}; run \`npm run bench\` once)`);
-        for (const line of smallStepsTable(rows, peerNames)) console.log(line);
-      } finally {
-        await driver.close();
-      }
-    }
-  } finally {
-    server.close();
-  }
+  await inIsolatedPages(browsers, '/bench/small-path-page.html', async (page, driver) => {
+    const { rows, peerNames, missing } = await page.call('run', { ...job, calls: Number(values.calls ?? 20000) });
+    console.log(`\n${driver.name} ${driver.version}; ns per call, medians of ${job.rounds} alternating rounds`);
+    if (missing) console.log(`(peers not loaded: ${missing}; run \`npm run bench\` once)`);
+    for (const line of smallStepsTable(rows, peerNames)) console.log(line);
+  });
 } else {
   const wasm = (file) => readFileSync(new URL(`../wasm/${file}`, import.meta.url));
   const b3 = await import('../dist/node.js');

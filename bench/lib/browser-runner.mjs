@@ -144,6 +144,30 @@ const DRIVERS = { chromium: chromiumDriver, firefox: firefoxDriver, webkit: () =
  * (bench/parallel/browser.mjs): `page(url)` gives call / setFile / close. */
 export const launchDriver = (id) => DRIVERS[id]();
 
+/** The repository served cross-origin isolated (Firefox and WebKit give such
+ * pages a fine clock), and `path` opened in each of `browsers` in turn:
+ * `use(page, driver)` runs there before the page and browser close. */
+export async function inIsolatedPages(browsers, path, use) {
+  // Loaded here: the example server imports the package, which the main
+  // bench's own process has no need of.
+  const { serve } = await import('../../examples/serve.mjs');
+  const server = await serve({ isolated: true });
+  try {
+    for (const id of browsers) {
+      const driver = await launchDriver(id);
+      try {
+        const page = await driver.page(`http://127.0.0.1:${server.address().port}${path}`);
+        await use(page, driver);
+        await page.close();
+      } finally {
+        await driver.close();
+      }
+    }
+  } finally {
+    server.close();
+  }
+}
+
 const firstLine = (error) => String(error?.message ?? error).split('\n')[0];
 
 /** `id`: chromium, firefox or webkit. */
