@@ -55,18 +55,18 @@ try {
     ours();
     const times = { bare: [], ours: [], ratio: [] };
     for (let r = 0; r < runs; r++) {
-      let mine;
-      let node0;
+      let ourMs;
+      let bareMs;
       if (r % 2) {
-        mine = ours();
-        node0 = bare();
+        ourMs = ours();
+        bareMs = bare();
       } else {
-        node0 = bare();
-        mine = ours();
+        bareMs = bare();
+        ourMs = ours();
       }
-      times.ours.push(mine);
-      times.bare.push(node0);
-      times.ratio.push(mine / node0);
+      times.ours.push(ourMs);
+      times.bare.push(bareMs);
+      times.ratio.push(ourMs / bareMs);
     }
     const result = { node: node.label, bareMs: median(times.bare), ourMs: median(times.ours), ratio: median(times.ratio) };
     json.nodes.push(result);
